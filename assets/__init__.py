@@ -1,0 +1,1 @@
+"""Dagster assets: per connector, the chain documents → chunks → embeddings → bm25."""

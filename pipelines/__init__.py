@@ -1,0 +1,1 @@
+"""The Dagster code location: definitions that wire connectors, assets and the engine."""

@@ -1,0 +1,119 @@
+"""Run builds through Dagster from the CLI, so every build is a run the UI shows.
+
+The CLI and ``dagster dev`` share ``$RAGBAG_HOME/dagster`` as DAGSTER_HOME. Runs execute in
+this process; stages report progress to ``ragbag.progress``, which this module turns into
+progress bars. This is the one engine module that imports Dagster (lazily).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from contextlib import contextmanager, nullcontext
+from typing import Any, Iterable, Iterator
+
+from ragbag import progress
+from ragbag.home import Home, Source
+
+
+# The run's events still go to the instance (and the UI); only the terminal echo is quieted.
+_QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+def use_home(home: Home) -> None:
+    """Point Dagster and the assets' resource at this home before Dagster is imported."""
+    home.ensure()
+    os.environ["DAGSTER_HOME"] = str(home.dagster_home)
+    os.environ["RAGBAG_HOME"] = str(home.root)
+
+
+def _instance(home: Home):
+    use_home(home)
+    import dagster as dg
+
+    return dg.DagsterInstance.get()
+
+
+def sync_partitions(home: Home, add: Iterable[Source] = (), remove: Iterable[Source] = ()) -> None:
+    """Add/remove the dynamic partitions of sources in the shared Dagster instance."""
+    add, remove = list(add), list(remove)
+    if not add and not remove:
+        return
+    from assets.chain import partitions_for
+
+    instance = _instance(home)
+    for src in add:
+        pname = partitions_for(src.connector).name
+        if not instance.has_dynamic_partition(pname, src.name):
+            instance.add_dynamic_partitions(pname, [src.name])
+    for src in remove:
+        pname = partitions_for(src.connector).name
+        if instance.has_dynamic_partition(pname, src.name):
+            instance.delete_dynamic_partition(pname, src.name)
+
+
+def run_builds(home: Home, sources: list[Source], show_progress: bool) -> list[dict[str, Any]]:
+    """Materialise each source's chain as one Dagster run; a failed source never stops the rest."""
+    instance = _instance(home)
+    from assets.chain import job_name
+    from pipelines.definitions import defs
+
+    sync_partitions(home, add=sources)
+    reports = []
+    with _progress_bars() if show_progress else nullcontext(None) as listener:
+        with progress.listening(listener) if listener else nullcontext():
+            for src in sources:
+                started = time.time()
+                job = defs.resolve_job_def(job_name(src.connector))
+                result = job.execute_in_process(
+                    partition_key=src.name, instance=instance, raise_on_error=False,
+                    tags={"ragbag/trigger": "cli", "ragbag/source": src.name},
+                    run_config=_QUIET,
+                )
+                reports.append(_report(src, result, time.time() - started))
+    return reports
+
+
+def _report(src: Source, result, seconds: float) -> dict[str, Any]:
+    meta: dict[str, dict[str, Any]] = {}
+    for ev in result.get_asset_materialization_events():
+        md = ev.event_specific_data.materialization.metadata
+        meta[ev.asset_key.path[-1]] = {k: v.value for k, v in md.items()}
+    docs, chunks, emb = meta.get("documents", {}), meta.get("chunks", {}), meta.get("embeddings", {})
+    failure = None
+    for ev in result.all_events:
+        if ev.is_step_failure:
+            err = ev.step_failure_data.error
+            failure = (err.message or "").strip().splitlines()[-1] if err else "step failed"
+            failure = failure.split(": ", 1)[1] if failure.startswith("dagster.") and ": " in failure else failure
+            break
+    return {
+        "source": src.name, "connector": src.connector,
+        "status": "success" if result.success else "failed",
+        "documents": docs.get("documents", 0), "added": docs.get("added", 0),
+        "changed": docs.get("changed", 0), "deleted": docs.get("deleted", 0),
+        "chunks": chunks.get("chunks", 0), "chunks_embedded": emb.get("chunks_embedded", 0),
+        "errors": docs.get("errors", []), "failure": failure, "run_id": result.run_id,
+        "seconds": round(seconds, 2),
+    }
+
+
+@contextmanager
+def _progress_bars() -> Iterator[progress.Listener]:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bars = Progress(
+        TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=Console(stderr=True), transient=False,
+    )
+    tasks: dict[tuple[str, str], Any] = {}
+
+    def listener(stage: str, source: str, done: int, total: int | None) -> None:
+        key = (source, stage)
+        if key not in tasks:
+            tasks[key] = bars.add_task(f"{source}: {stage}", total=total)
+        bars.update(tasks[key], completed=done, total=total)
+
+    with bars:
+        yield listener

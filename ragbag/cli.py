@@ -1,0 +1,239 @@
+"""The ``ragbag`` command: a thin layer over the engine and the Dagster definitions.
+
+Heavy imports (Dagster, torch, LanceDB) happen inside the commands that need them, so
+``ragbag add`` is instant and ``ragbag search`` never loads Dagster. Every user-facing failure is
+a :class:`RagbagError`: one line on stderr, exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+
+from ragbag.errors import RagbagError
+from ragbag.home import Home
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="RAG everything, local-first.")
+
+STAGE_LABELS = {"read": "read", "chunk": "chunk", "embed": "embed", "index": "index"}
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except RagbagError as e:
+        print(f"ragbag: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except typer.Abort:
+        sys.exit(130)
+    except Exception as e:  # click usage errors carry their own exit code
+        import click
+
+        if isinstance(e, click.ClickException):
+            e.show()
+            sys.exit(e.exit_code)
+        raise
+
+
+def _known_connectors() -> tuple[str, ...]:
+    import connectors
+
+    return connectors.NAMES
+
+
+def _console(stderr: bool = False):
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, highlight=False, width=None if stream.isatty() else 160)
+
+
+@app.command()
+def add(
+    connector: str = typer.Argument(..., help="Connector type: files, code."),
+    name: str = typer.Argument(..., help="A name for this source (letters, digits, . _ -)."),
+    path: str = typer.Argument(..., help="File or folder to index."),
+) -> None:
+    """Register a source in $RAGBAG_HOME/sources.yaml."""
+    home = Home()
+    src = home.add_source(name, connector, path, known=_known_connectors())
+    _sync_partitions(home, add=[src])
+    _console().print(f"added {src.connector} source [bold]{src.name}[/] → {src.path}")
+
+
+@app.command()
+def build(
+    names: Optional[List[str]] = typer.Argument(None, help="Sources to build (default: all)."),
+    docs: Optional[str] = typer.Option(None, "--docs", help="Add a files source for this folder first (LEANN habit)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the per-source report as JSON."),
+) -> None:
+    """Build sources through Dagster: read, chunk, embed, index."""
+    home = Home().ensure()
+    names = list(names or [])
+    if docs is not None:
+        if len(names) != 1:
+            raise RagbagError("--docs needs exactly one source name: ragbag build NAME --docs PATH")
+        registered = home.sources()
+        if names[0] not in registered:
+            src = home.add_source(names[0], "files", docs, known=_known_connectors())
+            _sync_partitions(home, add=[src])
+        elif Path(registered[names[0]].path) != Path(docs).expanduser().resolve():
+            raise RagbagError(f"source {names[0]!r} already exists for {registered[names[0]].path}")
+    registered = home.sources()
+    for n in names:
+        if n not in registered:
+            raise RagbagError(f"no source named {n!r}; see `ragbag list`")
+    targets = [registered[n] for n in (names or sorted(registered))]
+    if not targets:
+        raise RagbagError("no sources registered: `ragbag add CONNECTOR NAME PATH` first")
+
+    from ragbag.build import run_builds
+
+    reports = run_builds(home, targets, show_progress=not as_json and sys.stderr.isatty())
+    if as_json:
+        print(json.dumps(reports, indent=2, default=str))
+    else:
+        _print_reports(reports)
+    if any(r["status"] != "success" for r in reports):
+        raise typer.Exit(1)
+
+
+@app.command()
+def search(
+    query: str = typer.Argument(..., help="What to look for."),
+    k: int = typer.Option(10, "-k", "--top-k", min=1, help="How many hits."),
+    source: Optional[List[str]] = typer.Option(None, "--source", help="Only these sources (repeatable)."),
+    connector: Optional[List[str]] = typer.Option(None, "--connector", help="Only these connectors (repeatable)."),
+    where: Optional[str] = typer.Option(None, "--where", help='Metadata filter, e.g. \'{"ext": {"==": ".md"}}\'.'),
+    after: Optional[str] = typer.Option(None, "--after", help="Only records dated at/after (YYYY-MM-DD or 30d)."),
+    before: Optional[str] = typer.Option(None, "--before", help="Only records dated before."),
+    mode: str = typer.Option("hybrid", "--mode", help="hybrid, vector or keyword."),
+    as_json: bool = typer.Option(False, "--json", help="Print hits as a JSON array."),
+) -> None:
+    """Search every built source (hybrid BM25 + vector by default)."""
+    from ragbag import filters
+
+    filters.parse_where(where)  # fail on a bad filter before anything heavy loads
+    filters.parse_time(after), filters.parse_time(before)
+    from ragbag import query as q
+
+    hits = q.search(query, k=k, sources=source, connectors=connector, where=where,
+                    after=after, before=before, mode=mode)
+    if as_json:
+        print(json.dumps(hits.to_dict("records"), indent=2, default=str, ensure_ascii=False))
+        return
+    from ragbag.render import print_hits
+
+    print_hits(_console(), query, hits)
+
+
+@app.command("list")
+def list_sources(as_json: bool = typer.Option(False, "--json")) -> None:
+    """Every registered source with its size and last build."""
+    rows = _status_rows(Home())
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    from rich.table import Table
+
+    table = Table("source", "connector", "path", "documents", "chunks", "last build", "bytes")
+    for r in rows:
+        table.add_row(r["source"], r["connector"], r["path"], str(r["documents"] if r["built"] else "-"),
+                      str(r["chunks"] if r["built"] else "-"), r["last_build"] or "never", _human(r["bytes"]))
+    _console().print(table if rows else "no sources yet: `ragbag add CONNECTOR NAME PATH`")
+
+
+@app.command()
+def status(
+    name: Optional[str] = typer.Argument(None, help="One source (default: all)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Build state of sources: what is indexed, with which model, and whether the path is there."""
+    home = Home()
+    rows = _status_rows(home, name)
+    if as_json:
+        print(json.dumps(rows if name is None else rows[0], indent=2))
+        return
+    con = _console()
+    for r in rows:
+        con.print(f"[bold]{r['source']}[/] ({r['connector']}) {r['path']}")
+        for key in ("built", "last_build", "documents", "chunks", "model", "bytes", "path_exists"):
+            con.print(f"  {key}: {r[key]}")
+
+
+@app.command()
+def remove(name: str = typer.Argument(..., help="The source to remove.")) -> None:
+    """Remove a source: its rows, index files, registration and Dagster partition."""
+    home = Home()
+    src = home.source(name)
+    if home.lance_dir.exists():
+        from ragbag.stages import remove as remove_data
+        from ragbag.store import Store
+
+        remove_data(Store(home.lance_dir), home, src)
+    home.remove_source(name)
+    _sync_partitions(home, remove=[src])
+    _console().print(f"removed source [bold]{name}[/]")
+
+
+def _status_rows(home: Home, name: str | None = None) -> list[dict[str, Any]]:
+    from ragbag.stages import dir_bytes, published_manifest
+
+    sources = home.sources()
+    if name is not None:
+        sources = {name: home.source(name)}
+    rows = []
+    for n, s in sorted(sources.items()):
+        m = published_manifest(home, s) or {}
+        idx = home.index_dir(s.connector, n)
+        rows.append({
+            "source": n, "connector": s.connector, "path": s.path, "path_exists": Path(s.path).exists(),
+            "built": bool(m), "last_build": m.get("built_at"), "documents": m.get("documents", 0),
+            "chunks": m.get("chunks", 0), "model": m.get("model"),
+            "bytes": (dir_bytes(idx) if idx.exists() else 0) + m.get("store_bytes", 0),
+        })
+    return rows
+
+
+def _sync_partitions(home: Home, add=(), remove=()) -> None:
+    """Mirror a registry change into the Dagster instance, so the UI shows it at once."""
+    from ragbag.build import sync_partitions
+
+    sync_partitions(home, add=add, remove=remove)
+
+
+def _print_reports(reports: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
+    table = Table("source", "connector", "status", "documents", "added", "changed", "deleted",
+                  "chunks", "embedded", "errors", "seconds")
+    for r in reports:
+        table.add_row(r["source"], r["connector"], r["status"], *(str(r[k]) for k in (
+            "documents", "added", "changed", "deleted", "chunks", "chunks_embedded")),
+            str(len(r["errors"])), f"{r['seconds']:.1f}")
+    con = _console()
+    con.print(table)
+    for r in reports:
+        if r.get("failure"):
+            con.print(f"[red]{r['source']}: {r['failure']}[/]")
+        for e in r["errors"][:20]:
+            con.print(f"[yellow]{r['source']}: {e['uri']}: {e['error']}[/]")
+        if len(r["errors"]) > 20:
+            con.print(f"[yellow]{r['source']}: … {len(r['errors']) - 20} more (see --json)[/]")
+
+
+def _human(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+if __name__ == "__main__":
+    main()

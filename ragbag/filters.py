@@ -1,0 +1,106 @@
+"""Metadata filters: LEANN's operators over document fields and metadata, plus a time window.
+
+Filters are parsed and validated up front (bad JSON or an unknown operator is a one-line error
+before any model loads) and evaluated in Python against each chunk's values, so user input is
+never pasted into a query string.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Any, Callable
+
+from ragbag.errors import RagbagError
+
+_BINARY: dict[str, Callable[[Any, Any], bool]] = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a is not None and a < b,
+    "<=": lambda a, b: a is not None and a <= b,
+    ">": lambda a, b: a is not None and a > b,
+    ">=": lambda a, b: a is not None and a >= b,
+    "in": lambda a, b: (bool(set(a) & set(b)) if isinstance(a, list) else a in b),
+    "not_in": lambda a, b: (not set(a) & set(b) if isinstance(a, list) else a not in b),
+    "contains": lambda a, b: a is not None and (b in a if isinstance(a, list) else str(b).lower() in str(a).lower()),
+    "starts_with": lambda a, b: isinstance(a, str) and a.startswith(b),
+    "ends_with": lambda a, b: isinstance(a, str) and a.endswith(b),
+}
+_UNARY: dict[str, Callable[[Any], bool]] = {
+    "is_true": lambda a: bool(a) is True,
+    "is_false": lambda a: not a,
+}
+OPERATORS = tuple(_BINARY) + tuple(_UNARY)
+
+
+@dataclass(frozen=True)
+class Condition:
+    field: str
+    op: str
+    value: Any
+
+    def test(self, record_value: Any) -> bool:
+        if self.op in _UNARY:
+            return _UNARY[self.op](record_value)
+        value = self.value
+        if isinstance(record_value, datetime) and isinstance(value, str):
+            value = parse_time(value)
+        try:
+            return _BINARY[self.op](record_value, value)
+        except TypeError:
+            return False  # incomparable types (a number field against a string) never match
+
+
+def parse_where(where: str | dict | None) -> list[Condition]:
+    """``{"field": {"op": value, ...}, ...}`` (a JSON string or a dict) → ANDed conditions."""
+    if where is None or where == "":
+        return []
+    if isinstance(where, str):
+        try:
+            where = json.loads(where)
+        except json.JSONDecodeError as e:
+            raise RagbagError(f"--where is not valid JSON: {e.msg} at column {e.colno}") from None
+    if not isinstance(where, dict):
+        raise RagbagError('--where must be a JSON object like {"field": {"==": "value"}}')
+    out = []
+    for field, ops in where.items():
+        if not isinstance(ops, dict):
+            ops = {"==": ops}  # shorthand {"field": value}
+        for op, value in ops.items():
+            if op not in OPERATORS:
+                raise RagbagError(f"unknown operator {op!r} for {field!r}; use one of: {' '.join(OPERATORS)}")
+            if op in ("in", "not_in") and not isinstance(value, list):
+                raise RagbagError(f"operator {op!r} for {field!r} needs a JSON list")
+            out.append(Condition(str(field), op, value))
+    return out
+
+
+_RELATIVE = re.compile(r"^(\d+)([dwmy])$")
+
+
+def parse_time(value: str | datetime | date | None) -> datetime | None:
+    """ISO dates/times (naive = UTC) or a relative age like ``7d``, ``2w``, ``6m``, ``1y``."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+    m = _RELATIVE.match(value.strip())
+    if m:
+        from datetime import timedelta
+
+        days = int(m.group(1)) * {"d": 1, "w": 7, "m": 30, "y": 365}[m.group(2)]
+        return datetime.now(timezone.utc) - timedelta(days=days)
+    try:
+        dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise RagbagError(f"cannot read {value!r} as a date: use YYYY-MM-DD, an ISO time, or 7d/2w/6m/1y") from None
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+def matches(record: dict[str, Any], conditions: list[Condition]) -> bool:
+    """A record (document fields with metadata keys merged in) passes every condition."""
+    return all(c.test(record.get(c.field)) for c in conditions)

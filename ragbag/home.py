@@ -1,0 +1,170 @@
+"""$RAGBAG_HOME: where sources are registered and every index lives.
+
+Everything ragbag writes goes under one owner-only directory, because it holds people's mail
+and chats. ``sources.yaml`` is rewritten atomically (temp file + rename) so a crash mid-write
+never loses the registry.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Collection
+
+import yaml
+
+from ragbag.embedding import DEFAULT_MODEL, spec
+from ragbag.errors import RagbagError
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_DAGSTER_YAML = "telemetry:\n  enabled: false\n"
+
+
+@dataclass
+class Source:
+    name: str
+    connector: str
+    path: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"connector": self.connector, "path": self.path}
+        if self.options:
+            d["options"] = self.options
+        return d
+
+
+class Home:
+    """One ragbag home directory and the files in it."""
+
+    def __init__(self, root: str | os.PathLike[str] | None = None):
+        raw = root or os.environ.get("RAGBAG_HOME") or "~/.ragbag"
+        self.root = Path(raw).expanduser().resolve()
+
+    def ensure(self) -> "Home":
+        """Create the home (0700) with a telemetry-off Dagster home inside it."""
+        for d in (self.root, self.dagster_home, self.lance_dir, self.index_root):
+            d.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(self.root, 0o700)
+        dy = self.dagster_home / "dagster.yaml"
+        if not dy.exists():
+            _write_private(dy, _DAGSTER_YAML)
+        return self
+
+    @property
+    def sources_file(self) -> Path:
+        return self.root / "sources.yaml"
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / "config.yaml"
+
+    @property
+    def lance_dir(self) -> Path:
+        return self.root / "lance"
+
+    @property
+    def index_root(self) -> Path:
+        return self.root / "index"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.root / "dagster"
+
+    def index_dir(self, connector: str, source: str) -> Path:
+        return self.index_root / connector / source
+
+    # -- configuration -------------------------------------------------------------------
+    def config(self) -> dict[str, Any]:
+        return _read_yaml(self.config_file) or {}
+
+    @property
+    def model(self) -> str:
+        """The embedding model this home indexes and queries with."""
+        name = (self.config().get("embedding") or {}).get("model") or DEFAULT_MODEL
+        spec(name)  # validate early with a clear message
+        return name
+
+    # -- sources -------------------------------------------------------------------------
+    def sources(self) -> dict[str, Source]:
+        raw = _read_yaml(self.sources_file) or {}
+        entries = raw.get("sources") or {}
+        if not isinstance(entries, dict):
+            raise RagbagError(f"{self.sources_file}: 'sources' must be a mapping of name -> source")
+        out = {}
+        for name, d in entries.items():
+            if not isinstance(d, dict) or "connector" not in d or "path" not in d:
+                raise RagbagError(f"{self.sources_file}: source {name!r} needs 'connector' and 'path'")
+            out[str(name)] = Source(str(name), d["connector"], str(d["path"]), d.get("options") or {})
+        return out
+
+    def source(self, name: str) -> Source:
+        try:
+            return self.sources()[name]
+        except KeyError:
+            raise RagbagError(f"no source named {name!r}; see `ragbag list`") from None
+
+    def add_source(
+        self, name: str, connector: str, path: str, known: Collection[str],
+        options: dict | None = None,
+    ) -> Source:
+        """Register a source; every check runs before anything is written.
+
+        ``known`` is the connector registry, passed in so the engine never imports connectors.
+        """
+        if connector not in known:
+            raise RagbagError(f"unknown connector {connector!r}; choose one of: {', '.join(known)}")
+        if not _NAME.match(name):
+            raise RagbagError(
+                f"invalid source name {name!r}: use letters, digits, '.', '_' or '-' (max 64)"
+            )
+        resolved = Path(path).expanduser()
+        if not resolved.exists():
+            raise RagbagError(f"path does not exist: {path}")
+        current = self.sources()
+        if name in current:
+            raise RagbagError(f"a source named {name!r} already exists ({current[name].connector}: {current[name].path})")
+        src = Source(name, connector, str(resolved.resolve()), options or {})
+        current[name] = src
+        self._write_sources(current)
+        return src
+
+    def remove_source(self, name: str) -> Source:
+        current = self.sources()
+        if name not in current:
+            raise RagbagError(f"no source named {name!r}; see `ragbag list`")
+        src = current.pop(name)
+        self._write_sources(current)
+        return src
+
+    def _write_sources(self, sources: dict[str, Source]) -> None:
+        self.ensure()
+        body = yaml.safe_dump({"sources": {n: s.as_dict() for n, s in sources.items()}}, sort_keys=True)
+        _write_private(self.sources_file, body)
+
+
+def _read_yaml(path: Path) -> Any:
+    if not path.exists():
+        return None
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        line = getattr(getattr(e, "problem_mark", None), "line", None)
+        where = f" (line {line + 1})" if line is not None else ""
+        raise RagbagError(f"{path}: invalid YAML{where}") from None
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write atomically with mode 0600."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

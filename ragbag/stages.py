@@ -1,0 +1,265 @@
+"""The build stages of one source partition: read → chunk → embed → index (publish).
+
+Each stage reconciles what is stored against its input (ids and content hashes), so it does
+only the work a change needs, and a build killed half-way is completed by the next one. Search
+never sees a half-built source: it reads the table versions that ``publish`` recorded.
+Stages take plain callables for the connector-specific parts so the engine imports neither
+connectors nor Dagster.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pyarrow as pa
+
+from ragbag import bm25, embedding, progress
+from ragbag.documents import Document, ReadError, Span, stable_hash
+from ragbag.errors import RagbagError
+from ragbag.home import Home, Source
+from ragbag.store import SCHEMAS, Store, lit
+
+Reader = Callable[[Path, str], Iterator["Document | ReadError"]]
+Spanner = Callable[[Document, Callable[[str], int], int], list[Span]]
+
+MANIFEST = "manifest.json"
+_MAX_TITLE_TOKENS = 32
+_PREVIEW_ROWS = 5
+
+
+def ingest(store: Store, source: Source, read: Reader) -> dict[str, Any]:
+    """Read every record of the source and store what was added, changed or deleted."""
+    root = Path(source.path)
+    if not root.exists():
+        raise RagbagError(f"source {source.name!r}: path does not exist: {root}")
+    docs: dict[str, Document] = {}
+    errors: list[dict[str, str]] = []
+    for item in read(root, source.name):
+        if isinstance(item, ReadError):
+            errors.append(item.as_dict())
+        elif item.doc_id in docs:
+            errors.append({"uri": item.uri, "error": f"duplicate record id {item.native_id!r}, kept the first"})
+        else:
+            docs[item.doc_id] = item
+            if len(docs) % 50 == 0:
+                progress.report("read", source.name, len(docs))
+    progress.report("read", source.name, len(docs), len(docs))
+
+    stored = store.rows("documents", source.name, ["doc_id", "content_hash"]).to_pydict()
+    old = dict(zip(stored["doc_id"], stored["content_hash"]))
+    added = [d for i, d in docs.items() if i not in old]
+    changed = [d for i, d in docs.items() if i in old and old[i] != d.content_hash]
+    deleted = [i for i in old if i not in docs]
+    store.delete_keys("documents", "doc_id", [d.doc_id for d in changed] + deleted, source.name)
+    store.add("documents", _document_rows(added + changed))
+    return {
+        "documents": len(docs), "added": len(added), "changed": len(changed),
+        "deleted": len(deleted), "errors": errors,
+        "preview": _preview([(d.title, d.uri, d.text) for d in (added + changed)[:_PREVIEW_ROWS]]),
+        "table_version": store.table("documents").version,
+    }
+
+
+def chunk(store: Store, source: Source, spans: Spanner, model: str) -> dict[str, Any]:
+    """Re-chunk documents whose content hash changed; drop chunks of deleted documents."""
+    docs = store.rows("documents", source.name).to_pylist()
+    stored = store.rows("chunks", source.name, ["doc_id", "doc_hash"]).to_pydict()
+    hashes: dict[str, set[str]] = defaultdict(set)
+    for doc_id, doc_hash in zip(stored["doc_id"], stored["doc_hash"]):
+        hashes[doc_id].add(doc_hash)
+    todo = [d for d in docs if hashes.get(d["doc_id"]) != {d["content_hash"]}]
+    live = {d["doc_id"] for d in docs}
+    gone = [i for i in hashes if i not in live]
+
+    count = embedding.token_counter(model)
+    budget = embedding.chunk_budget(model)
+    rows: list[dict[str, Any]] = []
+    for n, row in enumerate(todo, 1):
+        rows.extend(_chunk_rows(row, spans, count, budget))
+        if n % 20 == 0 or n == len(todo):
+            progress.report("chunk", source.name, n, len(todo))
+    store.delete_keys("chunks", "doc_id", [d["doc_id"] for d in todo] + gone, source.name)
+    store.add("chunks", pa.Table.from_pylist(rows, schema=store.table("chunks").schema))
+    total = store.table("chunks").count_rows(f"source = {lit(source.name)}")
+    return {
+        "chunks": total, "chunked_documents": len(todo), "new_chunks": len(rows),
+        "removed_documents": len(gone),
+        "preview": _preview([(r["title"], r["uri"], r["text"]) for r in rows[:_PREVIEW_ROWS]]),
+        "table_version": store.table("chunks").version,
+    }
+
+
+def embed(store: Store, source: Source, model: str, batch_size: int = 128) -> dict[str, Any]:
+    """Embed chunks that have no vector for (model, content hash); reuse the cache first."""
+    chunks = store.rows("chunks", source.name, ["chunk_id", "content_hash", "index_text"]).to_pydict()
+    stored = store.rows("embeddings", source.name, ["chunk_id", "content_hash", "model"]).to_pydict()
+    have = {c: (h, m) for c, h, m in zip(stored["chunk_id"], stored["content_hash"], stored["model"])}
+    todo = [
+        (cid, h, text)
+        for cid, h, text in zip(chunks["chunk_id"], chunks["content_hash"], chunks["index_text"])
+        if have.get(cid) != (h, model)
+    ]
+    live = set(chunks["chunk_id"])
+    stale = [c for c in have if c not in live] + [cid for cid, _, _ in todo if cid in have]
+
+    keys = sorted({_cache_key(model, h) for _, h, _ in todo})
+    cached_tbl = store.lookup("embedding_cache", "key", keys, ["key", "vector"]).to_pydict()
+    cache = dict(zip(cached_tbl["key"], cached_tbl["vector"]))
+    need: dict[str, str] = {}
+    for _, h, text in todo:
+        if _cache_key(model, h) not in cache:
+            need.setdefault(h, text)
+
+    hashes, texts = list(need), list(need.values())
+    fresh: dict[str, list[float]] = {}
+    progress.report("embed", source.name, 0, len(texts))
+    for start in range(0, len(texts), batch_size):
+        vecs = embedding.encode_passages(texts[start : start + batch_size], model)
+        batch = dict(zip(hashes[start : start + batch_size], vecs.tolist()))
+        fresh.update(batch)
+        store.add("embedding_cache", pa.table({
+            "key": [_cache_key(model, h) for h in batch], "vector": list(batch.values()),
+        }))
+        progress.report("embed", source.name, min(start + batch_size, len(texts)), len(texts))
+    for h, v in fresh.items():
+        cache[_cache_key(model, h)] = v
+
+    store.delete_keys("embeddings", "chunk_id", stale, source.name)
+    store.add("embeddings", pa.table({
+        "chunk_id": [c for c, _, _ in todo],
+        "source": [source.name] * len(todo),
+        "content_hash": [h for _, h, _ in todo],
+        "model": [model] * len(todo),
+        "vector": [cache[_cache_key(model, h)] for _, h, _ in todo],
+    }))
+    return {
+        "chunks": len(chunks["chunk_id"]), "chunks_embedded": len(texts),
+        "from_cache": len(todo) - sum(1 for _, h, _ in todo if h in fresh),
+        "removed": len(stale), "model": model, "dim": embedding.spec(model).dim,
+        "table_version": store.table("embeddings").version,
+    }
+
+
+def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, Any]:
+    """Build the BM25 index and atomically make this build what search reads."""
+    chunks = store.rows("chunks", source.name, ["chunk_id", "index_text"]).to_pydict()
+    emb = store.rows("embeddings", source.name, ["chunk_id", "model"]).to_pydict()
+    embedded = {c for c, m in zip(emb["chunk_id"], emb["model"]) if m == model}
+    missing = [c for c in chunks["chunk_id"] if c not in embedded]
+    if missing:
+        raise RagbagError(
+            f"source {source.name!r}: {len(missing)} chunks have no {model} embedding; run the embeddings stage"
+        )
+    versions = store.versions()
+    progress.report("index", source.name, 0, 1)
+    base = home.index_dir(source.connector, source.name)
+    name = f"v{int(time.time() * 1000)}"
+    target = base / name
+    ids = chunks["chunk_id"]
+    if ids:
+        bm25.save(bm25.build(chunks["index_text"]), target / "bm25")
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "chunk_ids.json").write_text(json.dumps(ids))
+    documents = store.table("documents").count_rows(f"source = {lit(source.name)}")
+    manifest = {
+        "source": source.name, "connector": source.connector, "model": model,
+        "dim": embedding.spec(model).dim, "documents": documents, "chunks": len(ids),
+        "store_bytes": _store_bytes(store, source.name), "versions": versions,
+        "tokenizer": bm25.TOKENIZER_VERSION,
+        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    (target / MANIFEST).write_text(json.dumps(manifest, indent=1))
+    store.publish(source.name)
+    _swap_current(base, name)
+    progress.report("index", source.name, 1, 1)
+    return {**manifest, "index_dir": str(target), "bytes": dir_bytes(base)}
+
+
+def remove(store: Store, home: Home, source: Source) -> None:
+    """Delete a source's rows from every table and its index files."""
+    store.delete_source(source.name)
+    shutil.rmtree(home.index_dir(source.connector, source.name), ignore_errors=True)
+
+
+def published_manifest(home: Home, source: Source) -> dict[str, Any] | None:
+    path = home.index_dir(source.connector, source.name) / "current" / MANIFEST
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _store_bytes(store: Store, source: str) -> int:
+    """This source's share of the LanceDB tables: the bytes of its rows as Arrow holds them."""
+    return sum(store.rows(name, source).nbytes for name in ("documents", "chunks", "embeddings"))
+
+
+def dir_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def _swap_current(base: Path, name: str) -> None:
+    """Point ``current`` at the new version in one rename, then drop older versions."""
+    tmp = base / ".current.tmp"
+    tmp.unlink(missing_ok=True)
+    os.symlink(name, tmp)
+    os.replace(tmp, base / "current")
+    for old in base.iterdir():
+        if old.is_dir() and not old.is_symlink() and old.name.startswith("v") and old.name != name:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _chunk_rows(doc: dict[str, Any], spans: Spanner, count, budget: int) -> list[dict[str, Any]]:
+    meta = json.loads(doc["metadata"] or "{}")
+    document = Document(
+        source=doc["source"], connector=doc["connector"], native_id=doc["native_id"],
+        uri=doc["uri"], title=doc["title"], text=doc["text"], created_at=doc["created_at"],
+        updated_at=doc["updated_at"], authors=doc["authors"] or [], metadata=meta,
+    )
+    title = doc["title"] or ""
+    head = title if title and count(title) <= _MAX_TITLE_TOKENS and not doc["text"].lstrip().startswith(title) else ""
+    room = budget - (count(head) + 1 if head else 0)
+    rows, seen = [], defaultdict(int)
+    for ordinal, sp in enumerate(spans(document, count, room)):
+        text = doc["text"][sp.start : sp.end]
+        h = stable_hash(text, length=32)
+        chunk_id = stable_hash(doc["doc_id"], h, str(seen[h]))
+        seen[h] += 1
+        index_text = f"{head}\n{text}" if head else text
+        rows.append({
+            "chunk_id": chunk_id, "doc_id": doc["doc_id"], "source": doc["source"],
+            "connector": doc["connector"], "ordinal": ordinal, "text": text,
+            "index_text": index_text, "start": sp.start, "end": sp.end,
+            "content_hash": stable_hash(index_text), "doc_hash": doc["content_hash"],
+            "uri": doc["uri"], "title": title, "created_at": doc["created_at"],
+            "updated_at": doc["updated_at"], "date": doc["date"],
+            "metadata": json.dumps({**meta, **sp.metadata}, sort_keys=True, default=str, ensure_ascii=False),
+        })
+    return rows
+
+
+def _document_rows(docs: list[Document]) -> pa.Table:
+    return pa.Table.from_pylist([{
+        "doc_id": d.doc_id, "source": d.source, "connector": d.connector,
+        "native_id": d.native_id, "uri": d.uri, "title": d.title, "text": d.text,
+        "created_at": d.created_at, "updated_at": d.updated_at, "date": d.date,
+        "authors": d.authors, "content_hash": d.content_hash,
+        "metadata": json.dumps(d.metadata, sort_keys=True, default=str, ensure_ascii=False),
+    } for d in docs], schema=SCHEMAS["documents"])
+
+
+def _cache_key(model: str, content_hash: str) -> str:
+    return f"{model}:{content_hash}"
+
+
+def _preview(rows: list[tuple[str, str, str]]) -> str:
+    """A markdown table of a few records, for the Dagster UI."""
+    lines = ["| title | uri | text |", "|---|---|---|"]
+    for title, uri, text in rows:
+        cell = lambda s: (s or "").replace("|", "\\|").replace("\n", " ")[:120]  # noqa: E731
+        lines.append(f"| {cell(title)} | {cell(uri)} | {cell(text)} |")
+    return "\n".join(lines)

@@ -1,0 +1,128 @@
+"""The LanceDB store: documents, chunks and embeddings of every source, scoped by source.
+
+All sources share one table per stage; every write is scoped to one source (``source = …``)
+so that partitions never overwrite each other. Stages reconcile against what is stored
+(diff by id and content hash), so a killed write is finished by the next build. What search
+reads is pinned: publishing a source tags the table versions its index was built from
+(``pub-<source>``), and readers check out those tags — a half-written build is never visible.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+import pyarrow as pa
+
+TS = pa.timestamp("us", tz="UTC")
+
+SCHEMAS: dict[str, pa.Schema] = {
+    "documents": pa.schema([
+        ("doc_id", pa.string()), ("source", pa.string()), ("connector", pa.string()),
+        ("native_id", pa.string()), ("uri", pa.string()), ("title", pa.string()),
+        ("text", pa.string()), ("created_at", TS), ("updated_at", TS), ("date", TS),
+        ("authors", pa.list_(pa.string())), ("metadata", pa.string()),
+        ("content_hash", pa.string()),
+    ]),
+    "chunks": pa.schema([
+        ("chunk_id", pa.string()), ("doc_id", pa.string()), ("source", pa.string()),
+        ("connector", pa.string()), ("ordinal", pa.int32()), ("text", pa.string()),
+        ("index_text", pa.string()), ("start", pa.int64()), ("end", pa.int64()),
+        ("content_hash", pa.string()), ("doc_hash", pa.string()), ("uri", pa.string()),
+        ("title", pa.string()), ("created_at", TS), ("updated_at", TS), ("date", TS),
+        ("metadata", pa.string()),
+    ]),
+    "embeddings": pa.schema([
+        ("chunk_id", pa.string()), ("source", pa.string()), ("content_hash", pa.string()),
+        ("model", pa.string()), ("vector", pa.list_(pa.float32())),
+    ]),
+    "embedding_cache": pa.schema([("key", pa.string()), ("vector", pa.list_(pa.float32()))]),
+}
+PUBLISHED = ("documents", "chunks", "embeddings")
+_BATCH = 500
+
+
+def lit(value: str) -> str:
+    """A SQL string literal with quotes escaped: values are bound, never pasted raw."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _in(column: str, values: list[str]) -> str:
+    return f"{column} IN ({', '.join(lit(v) for v in values)})"
+
+
+class Store:
+    def __init__(self, lance_dir: Path):
+        import lancedb
+
+        self.dir = lance_dir
+        self.db = lancedb.connect(str(lance_dir))
+
+    def table(self, name: str):
+        try:
+            return self.db.open_table(name)
+        except ValueError:
+            return self.db.create_table(name, schema=SCHEMAS[name], exist_ok=True)
+
+    def rows(self, name: str, source: str, columns: list[str] | None = None) -> pa.Table:
+        """Every current row of one source (optionally only some columns)."""
+        return _scan(self.table(name), f"source = {lit(source)}", columns)
+
+    def add(self, name: str, data: pa.Table) -> None:
+        if data.num_rows:
+            tbl = self.table(name)
+            for start in range(0, data.num_rows, 20_000):
+                tbl.add(data.slice(start, 20_000).cast(SCHEMAS[name]))
+
+    def delete_keys(self, name: str, key: str, values: Iterable[str], source: str | None = None) -> None:
+        values = list(values)
+        tbl = self.table(name)
+        scope = f"source = {lit(source)} AND " if source is not None else ""
+        for start in range(0, len(values), _BATCH):
+            tbl.delete(scope + _in(key, values[start : start + _BATCH]))
+
+    def lookup(self, name: str, key: str, values: list[str], columns: list[str]) -> pa.Table:
+        """Rows whose key is among values, fetched in batches."""
+        tbl = self.table(name)
+        parts = [_scan(tbl, _in(key, values[s : s + _BATCH]), columns) for s in range(0, len(values), _BATCH)]
+        return pa.concat_tables(parts) if parts else SCHEMAS[name].empty_table().select(columns)
+
+    def delete_source(self, source: str) -> None:
+        """Remove a source from every table and drop its publication tags."""
+        for name in PUBLISHED:
+            tbl = self.table(name)
+            tbl.delete(f"source = {lit(source)}")
+            if _tag(source) in tbl.tags.list():
+                tbl.tags.delete(_tag(source))
+
+    def publish(self, source: str) -> dict[str, int]:
+        """Tag the current version of each table as what search reads for this source."""
+        versions = {}
+        for name in PUBLISHED:
+            tbl = self.table(name)
+            versions[name] = tbl.version
+            if _tag(source) in tbl.tags.list():
+                tbl.tags.update(_tag(source), tbl.version)
+            else:
+                tbl.tags.create(_tag(source), tbl.version)
+        return versions
+
+    def published_rows(self, name: str, source: str, version: int, columns: list[str] | None = None) -> pa.Table:
+        """A source's rows as of the version its index was published from."""
+        tbl = self.table(name)
+        tbl.checkout(version)
+        return _scan(tbl, f"source = {lit(source)}", columns)
+
+    def versions(self) -> dict[str, int]:
+        return {name: self.table(name).version for name in PUBLISHED}
+
+
+def _tag(source: str) -> str:
+    return f"pub-{source}"
+
+
+def _scan(tbl, where: str, columns: list[str] | None) -> pa.Table:
+    q = tbl.search().where(where)
+    if columns:
+        q = q.select(columns)
+    return q.limit(None).to_arrow()

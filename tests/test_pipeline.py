@@ -1,0 +1,148 @@
+"""The asset chain through a real Dagster instance and real LanceDB files: content, increments,
+deletions, filters before ranking, partition isolation and the model guard."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+
+import pytest
+
+from conftest import materialize_source, write
+from ragbag import embedding, query
+from ragbag.errors import RagbagError
+from ragbag.stages import remove
+from ragbag.store import Store
+
+KNOWN = ("files", "code")
+CORPUS = {
+    "kitchen.md": "# Fixing the kitchen faucet\n\nThe kitchen faucet leaked for weeks. Replacing the "
+                  "worn rubber washer inside the valve stopped the drip completely.\n",
+    "sky/astronomy.txt": "Meteor showers\n\nThe Perseids peak in mid August; lie on your back away from "
+                         "city lights after midnight to see the most meteors.\n",
+    "money/taxes.md": "# Taxes\n\nThe income tax return must be filed by the end of April; keep receipts "
+                      "for charitable donations.\n",
+    "travel/huangshan.txt": "我们坐缆车上了黄山，山顶的云海特别壮观。\n",
+}
+
+
+def _search_titles(home, q, **kw):
+    return [os.path.basename(u) for u in query.search(q, home=home, **kw)["uri"]]
+
+
+@pytest.fixture
+def built(home, instance, tmp_path):
+    docs = write(tmp_path / "docs", CORPUS)
+    home.add_source("notes", "files", str(docs), known=KNOWN)
+    meta = materialize_source(home, instance, "notes")
+    return docs, meta
+
+
+def test_paraphrased_query_finds_the_right_document(built, home):
+    _, meta = built
+    assert meta["documents"]["documents"] == 4 and meta["documents"]["added"] == 4
+    assert meta["embeddings"]["chunks_embedded"] == meta["chunks"]["chunks"] > 0
+    assert isinstance(meta["documents"]["table_version"], int)
+    assert "| title |" in meta["documents"]["preview"]
+    assert _search_titles(home, "how to repair a dripping tap", k=1) == ["kitchen.md"]
+    assert _search_titles(home, "when can I watch shooting stars", k=1, mode="vector") == ["astronomy.txt"]
+    hits = query.search("deadline for filing my tax return", home=home, k=2)
+    assert os.path.basename(hits.iloc[0]["uri"]) == "taxes.md"
+    assert set(query.COLUMNS) <= set(hits.columns)
+    row = hits.iloc[0]
+    assert row["source"] == "notes" and row["connector"] == "files" and len(row["citation"]) == 6
+    assert row["chunk_id"].startswith(row["citation"]) and isinstance(row["metadata"], dict)
+
+
+def test_chinese_keywords_are_tokenised(built, home):
+    for mode in ("keyword", "hybrid"):
+        assert _search_titles(home, "黄山 缆车", k=1, mode=mode) == ["huangshan.txt"]
+
+
+def test_unchanged_rebuild_embeds_nothing_and_edits_embed_only_changes(built, home, instance):
+    docs, first = built
+    again = materialize_source(home, instance, "notes")
+    assert (again["documents"]["added"], again["documents"]["changed"], again["documents"]["deleted"]) == (0, 0, 0)
+    assert again["embeddings"]["chunks_embedded"] == 0
+    assert again["chunks"]["new_chunks"] == 0
+
+    # One file edited: only its changed chunk is embedded again.
+    (docs / "kitchen.md").write_text(CORPUS["kitchen.md"] + "\n## Tools\n\nAn adjustable wrench and plumber's tape.\n")
+    edited = materialize_source(home, instance, "notes")
+    assert edited["documents"]["changed"] == 1 and edited["documents"]["added"] == 0
+    assert 1 <= edited["embeddings"]["chunks_embedded"] < edited["chunks"]["chunks"]
+    hits = query.search("which tools does plumbing need", home=home, k=1)
+    assert "adjustable wrench" in hits.iloc[0]["text"]
+
+    # One file deleted: gone from every table and from search.
+    (docs / "sky" / "astronomy.txt").unlink()
+    deleted = materialize_source(home, instance, "notes")
+    assert deleted["documents"]["deleted"] == 1
+    store = Store(home.lance_dir)
+    for table in ("documents", "chunks"):
+        uris = store.rows(table, "notes", ["uri"]).column("uri").to_pylist()
+        assert not any(u.endswith("astronomy.txt") for u in uris)
+    chunk_ids = set(store.rows("chunks", "notes", ["chunk_id"]).column("chunk_id").to_pylist())
+    emb_ids = set(store.rows("embeddings", "notes", ["chunk_id"]).column("chunk_id").to_pylist())
+    assert emb_ids == chunk_ids
+    assert "astronomy.txt" not in _search_titles(home, "meteor showers in August", k=10)
+    assert "astronomy.txt" not in _search_titles(home, "Perseids", k=10, mode="keyword")
+
+
+def test_filters_apply_before_ranking(home, instance, tmp_path):
+    files = {f"garden/bed-{i:02d}.md": f"# Bed {i}\n\nTomatoes and basil grow in raised bed {i}.\n" for i in range(40)}
+    files |= {f"garden/log-{i:02d}.txt": f"Log {i}: watered the roses and pruned the hedge.\n" for i in range(12)}
+    docs = write(tmp_path / "g", files)
+    home.add_source("garden", "files", str(docs), known=KNOWN)
+    for i in range(12):  # dates: logs 0-5 in 2020, the rest now
+        if i < 6:
+            t = datetime(2020, 6, 1, tzinfo=timezone.utc).timestamp()
+            os.utime(docs / "garden" / f"log-{i:02d}.txt", (t, t))
+    materialize_source(home, instance, "garden")
+
+    hits = query.search("tomatoes in raised beds", home=home, k=10, where={"ext": {"==": "txt"}})
+    assert len(hits) == 10 and all(u.endswith(".txt") for u in hits["uri"])
+    hits = query.search("tomatoes", home=home, k=10, where=json.dumps({"ext": {"in": ["txt"]}}), mode="vector")
+    assert len(hits) == 10
+    old = query.search("roses", home=home, k=20, before="2021-01-01")
+    assert sorted(os.path.basename(u) for u in old["uri"]) == [f"log-{i:02d}.txt" for i in range(6)]
+    recent = query.search("roses", home=home, k=50, after="2021-01-01", where={"ext": {"==": "txt"}})
+    assert len(recent) == 6
+    none = query.search("roses", home=home, k=5, where={"path": {"starts_with": "nowhere/"}})
+    assert none.empty
+
+
+def test_sources_are_isolated_and_remove_only_touches_its_own(home, instance, tmp_path):
+    a = write(tmp_path / "a", {"a.md": "# Alpha\n\nThe alpha project ships in March.\n"})
+    b = write(tmp_path / "b", {"b.md": "# Beta\n\nThe beta project ships in June.\n"})
+    home.add_source("alpha", "files", str(a), known=KNOWN)
+    home.add_source("beta", "files", str(b), known=KNOWN)
+    materialize_source(home, instance, "alpha")
+    materialize_source(home, instance, "beta")
+    assert set(query.search("project ships", home=home, k=5)["source"]) == {"alpha", "beta"}
+    assert set(query.search("project ships", home=home, k=5, sources=["beta"])["source"]) == {"beta"}
+    # Rebuilding alpha with its folder emptied must not touch beta's rows.
+    (a / "a.md").unlink()
+    materialize_source(home, instance, "alpha")
+    assert set(query.search("project ships", home=home, k=5)["source"]) == {"beta"}
+    remove(Store(home.lance_dir), home, home.source("beta"))
+    home.remove_source("beta")
+    assert Store(home.lance_dir).rows("chunks", "beta").num_rows == 0
+    assert not home.index_dir("files", "beta").exists()
+
+
+def test_query_under_another_model_is_refused(built, home, monkeypatch):
+    other = embedding.ModelSpec("other-model", "x", embedding.spec(embedding.DEFAULT_MODEL).path, 384, 256)
+    monkeypatch.setitem(embedding.MODELS, "other-model", other)
+    home.config_file.write_text("embedding:\n  model: other-model\n")
+    with pytest.raises(RagbagError, match="rebuild"):
+        query.search("faucet", home=home)
+    assert not query.search("faucet", home=home, mode="keyword").empty
+
+
+def test_numpy_query_encoder_matches_sentence_transformers():
+    texts = ["how do I reset my password", "黄山 缆车", "a" * 3000]
+    ref = embedding.encode_passages(texts)
+    for text, r in zip(texts, ref):
+        assert float(embedding.encode_query(text) @ r) > 0.9999
