@@ -62,7 +62,36 @@ def split_to_budget(
 def pack_ranges(
     text: str, pieces: Iterable[tuple[int, int]], count: TokenCounter, max_tokens: int
 ) -> list[tuple[int, int]]:
-    """Greedily merge consecutive pieces while the merged text stays within the budget."""
+    """Greedily merge consecutive pieces while the merged text stays within the budget.
+
+    Each piece is counted once and counts are added up (the tokenizer splits at whitespace, so
+    sums are exact where pieces meet at whitespace); a merged range whose real count still
+    exceeds the budget (a piece boundary inside a word) is packed again exactly.
+    """
+    pieces = list(pieces)
+    groups: list[list[tuple[int, int]]] = []
+    total = 0
+    for s, e in pieces:
+        n = count(text[s:e])
+        if groups and total + n <= max_tokens:
+            groups[-1].append((s, e))
+            total += n
+        else:
+            groups.append([(s, e)])
+            total = n
+    out: list[tuple[int, int]] = []
+    for group in groups:
+        start, end = group[0][0], group[-1][1]
+        if len(group) == 1 or count(text[start:end]) <= max_tokens:
+            out.append((start, end))
+        else:
+            out.extend(_pack_exact(text, group, count, max_tokens))
+    return out
+
+
+def _pack_exact(
+    text: str, pieces: list[tuple[int, int]], count: TokenCounter, max_tokens: int
+) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     cur: tuple[int, int] | None = None
     for s, e in pieces:

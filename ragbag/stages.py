@@ -148,7 +148,17 @@ def embed(store: Store, source: Source, model: str, batch_size: int = 128) -> di
 
 
 def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, Any]:
-    """Build the BM25 index and atomically make this build what search reads."""
+    """Build the BM25 index and atomically make this build what search reads.
+
+    When the source's chunks and embeddings are exactly what the current index was built from
+    (same fingerprint), the published index stays as it is: a no-change rebuild costs a scan.
+    """
+    keys = store.rows("chunks", source.name, ["chunk_id", "content_hash"]).to_pydict()
+    fingerprint = stable_hash(model, bm25.TOKENIZER_VERSION, *sorted(
+        c + h for c, h in zip(keys["chunk_id"], keys["content_hash"])))
+    current = published_manifest(home, source)
+    if current and current.get("fingerprint") == fingerprint:
+        return {**current, "unchanged": True, "bytes": dir_bytes(home.index_dir(source.connector, source.name))}
     chunks = store.rows("chunks", source.name, ["chunk_id", "index_text"]).to_pydict()
     emb = store.rows("embeddings", source.name, ["chunk_id", "model"]).to_pydict()
     embedded = {c for c, m in zip(emb["chunk_id"], emb["model"]) if m == model}
@@ -172,14 +182,14 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
         "source": source.name, "connector": source.connector, "model": model,
         "dim": embedding.spec(model).dim, "documents": documents, "chunks": len(ids),
         "store_bytes": _store_bytes(store, source.name), "versions": versions,
-        "tokenizer": bm25.TOKENIZER_VERSION,
+        "tokenizer": bm25.TOKENIZER_VERSION, "fingerprint": fingerprint,
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     (target / MANIFEST).write_text(json.dumps(manifest, indent=1))
     store.publish(source.name)
     _swap_current(base, name)
     progress.report("index", source.name, 1, 1)
-    return {**manifest, "index_dir": str(target), "bytes": dir_bytes(base)}
+    return {**manifest, "unchanged": False, "index_dir": str(target), "bytes": dir_bytes(base)}
 
 
 def remove(store: Store, home: Home, source: Source) -> None:

@@ -66,6 +66,7 @@ def test_unchanged_rebuild_embeds_nothing_and_edits_embed_only_changes(built, ho
     assert (again["documents"]["added"], again["documents"]["changed"], again["documents"]["deleted"]) == (0, 0, 0)
     assert again["embeddings"]["chunks_embedded"] == 0
     assert again["chunks"]["new_chunks"] == 0
+    assert again["bm25"]["unchanged"] is True and first["bm25"]["unchanged"] is False
 
     # One file edited: only its changed chunk is embedded again.
     (docs / "kitchen.md").write_text(CORPUS["kitchen.md"] + "\n## Tools\n\nAn adjustable wrench and plumber's tape.\n")

@@ -1,0 +1,233 @@
+"""Documents from a folder of files: markdown, plain text, HTML and PDF.
+
+Every file becomes one Document whose text is what a reader sees: HTML loses its navigation and
+scripts, a PDF's pages are joined with form feeds so chunks can cite the pages they come from.
+A file that cannot be read is reported as a ReadError and the walk goes on.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator
+
+import charset_normalizer
+from bs4 import BeautifulSoup, Comment, NavigableString
+
+from ragbag.chunking import TokenCounter, pack, prose_spans
+from ragbag.documents import Document, ReadError, Span
+
+NAME = "files"
+MAX_BYTES = 50 * 1024 * 1024
+FORMATS = {
+    "md": "markdown", "markdown": "markdown",
+    "txt": "text", "text": "text", "rst": "text",
+    "html": "html", "htm": "html",
+    "pdf": "pdf",
+}  # fmt: skip
+PAGE_BREAK = "\f"
+_DROP_TAGS = ["script", "style", "nav", "header", "footer", "aside", "noscript", "form", "svg",
+              "template", "iframe"]
+_BLOCK_TAGS = ["p", "div", "section", "article", "main", "li", "ul", "ol", "dl", "dt", "dd",
+               "table", "tr", "blockquote", "pre", "figure", "figcaption", "hr", "details"]
+_MD_TITLE = re.compile(r"^(?:#[ \t]+(.+?)[ \t#]*|(\S.*?)[ \t]*\n=+[ \t]*)$", re.M)
+_MD_FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+
+
+class Unreadable(Exception):
+    """A file that cannot be turned into text; the message is the one-line reason reported."""
+
+
+def human_size(n: int) -> str:
+    """'50 MB' for the limits in messages, exact bytes when the limit is not a round size."""
+    for unit, scale in (("MB", 2**20), ("KB", 2**10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} bytes"
+
+
+def read(path: Path, source: str) -> Iterator[Document | ReadError]:
+    """Every supported file under ``path`` (or ``path`` itself), in sorted relative-path order."""
+    path = Path(path)
+    if path.is_file():
+        if _ext(path) not in FORMATS:
+            yield ReadError(str(path.absolute()), f"unsupported file type: {path.name}")
+            return
+        yield _read_file(path, path.name, source)
+    elif path.is_dir():
+        errors: list[ReadError] = []
+        for file, rel in walk(path, errors):
+            if _ext(file) in FORMATS:
+                yield _read_file(file, rel, source)
+        yield from errors
+    else:
+        yield ReadError(str(path.absolute()), "no such file or directory")
+
+
+def walk(root: Path, errors: list[ReadError] | None = None) -> list[tuple[Path, str]]:
+    """(file, relative posix path) for every non-hidden file, hidden folders pruned, sorted;
+    folders that cannot be listed go to ``errors``."""
+    def failed(exc: OSError) -> None:
+        if errors is not None:
+            uri = str(Path(exc.filename).absolute())
+            errors.append(ReadError(uri, f"unreadable: {exc.strerror}"))
+
+    found = []
+    for folder, dirs, files in os.walk(root, onerror=failed):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if not name.startswith("."):
+                file = Path(folder, name)
+                found.append((file, file.relative_to(root).as_posix()))
+    return sorted(found, key=lambda pair: pair[1])
+
+
+def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
+    """Prose chunks; a PDF's chunks also carry the 1-based pages they span."""
+    if doc.metadata.get("format") != "pdf":
+        return prose_spans(doc.text, count, max_tokens)
+    return _pdf_spans(doc.text, count, max_tokens)
+
+
+def _pdf_spans(text: str, count: TokenCounter, max_tokens: int) -> list[Span]:
+    """Cut each page on its own first, so a page break never sits at a chunk's edge, then let
+    short neighbouring pages share a chunk (slides would otherwise give tiny chunks)."""
+    pieces, offset = [], 0
+    for page in text.split(PAGE_BREAK):
+        pieces += [(offset + s.start, offset + s.end) for s in prose_spans(page, count, max_tokens)]
+        offset += len(page) + 1
+    out = pack(text, pieces, count, max_tokens)
+    for span in out:
+        span.metadata["page_start"] = text.count(PAGE_BREAK, 0, span.start) + 1
+        span.metadata["page_end"] = text.count(PAGE_BREAK, 0, span.end) + 1
+    return out
+
+
+def _ext(path: Path) -> str:
+    return path.suffix.lower().lstrip(".")
+
+
+def _read_file(file: Path, rel: str, source: str) -> Document | ReadError:
+    uri = str(file.absolute())
+    try:
+        stat = file.stat()
+        if stat.st_size > MAX_BYTES:
+            raise Unreadable(f"larger than {human_size(MAX_BYTES)} ({stat.st_size} bytes), skipped")
+        if stat.st_size == 0:
+            raise Unreadable("empty file")
+        data = file.read_bytes()
+        fmt = FORMATS[_ext(file)]
+        meta: dict = {"path": rel, "ext": _ext(file), "format": fmt, "size": stat.st_size}
+        title, text = _pdf(data, meta) if fmt == "pdf" else _text_file(data, fmt, meta)
+        if not text.replace(PAGE_BREAK, "").strip():
+            blank = "no text (scanned PDF?)" if fmt == "pdf" else "empty file (whitespace only)"
+            raise Unreadable(blank)
+    except Unreadable as exc:
+        return ReadError(uri, str(exc))
+    except OSError as exc:
+        return ReadError(uri, f"unreadable: {exc.strerror or exc}")
+    return Document(
+        source=source, connector=NAME, native_id=rel, uri=uri, title=title or file.name, text=text,
+        updated_at=datetime.fromtimestamp(stat.st_mtime, tz=timezone.utc), metadata=meta,
+    )
+
+
+def _text_file(data: bytes, fmt: str, meta: dict) -> tuple[str, str]:
+    """(title, text) of a markdown, plain-text or HTML file; an empty title means 'use the name'."""
+    text, meta["encoding"] = decode(data)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if fmt == "html":
+        return html_text(text)
+    if fmt == "markdown":  # the first level-1 heading, never a shell comment in a code block
+        m = _MD_TITLE.search(_MD_FENCE.sub("", text))
+        return (m.group(1) or m.group(2) if m else ""), text
+    return "", text
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """(text, encoding). UTF-8 first; then the detector, which on short Western text often
+    guesses a sibling code page (cp1250, cp932...), so cp1252 wins whenever it scores as well."""
+    for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+                     (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            try:
+                return data.decode(enc), enc
+            except UnicodeDecodeError:
+                raise Unreadable(f"invalid {enc} text") from None
+    if b"\0" in data[:8192]:
+        raise Unreadable("binary file (NUL bytes)")
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    best = charset_normalizer.from_bytes(data).best()
+    western = charset_normalizer.from_bytes(data, cp_isolation=["cp1252"]).best()
+    if western is not None and (
+        best is None or (western.chaos <= best.chaos and western.coherence >= best.coherence)
+    ):
+        best = western
+    if best is None:
+        raise Unreadable("undecodable text (binary?)")
+    return str(best), best.encoding
+
+
+def html_text(html: str) -> tuple[str, str]:
+    """(title, main text) of a page: headings become '#' lines so prose chunking cuts at them."""
+    soup = BeautifulSoup(html, "html.parser")
+    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    for tag in soup.find_all(_DROP_TAGS + ["title", "head"]):
+        if _is_noise(tag):
+            tag.decompose()
+    for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
+        comment.extract()
+    articles = soup.find_all("article")
+    root = soup.find("main") or (articles[0] if len(articles) == 1 else None) or soup.body or soup
+    for node in root.find_all(string=True):
+        if not node.find_parent("pre"):
+            node.replace_with(NavigableString(re.sub(r"\s+", " ", str(node))))
+    for tag in root.find_all(["h1", "h2", "h3", "h4", "h5", "h6"]):
+        heading = tag.get_text(" ", strip=True)
+        if not title and tag.name == "h1":
+            title = heading
+        tag.replace_with(f"\n\n{'#' * int(tag.name[1])} {heading}\n\n" if heading else "")
+    for tag in root.find_all("br"):
+        tag.replace_with("\n")
+    for tag in root.find_all(_BLOCK_TAGS):
+        tag.insert_before("\n\n")
+        tag.insert_after("\n\n")
+    text = re.sub(r"[ \t]*\n\n[ \t]*", "\n\n", root.get_text())
+    text = re.sub(r"[ \t]+\n", "\n", text)
+    return title, re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+
+
+def _is_noise(tag) -> bool:
+    """Page furniture, unless it wraps the content itself (ASP.NET puts the whole body in a
+    <form>) or belongs to it (an article's own <header> holds its title)."""
+    if tag.decomposed or tag.find(["main", "article"]):
+        return False
+    if tag.name in ("header", "footer") and tag.find_parent(["main", "article"]):
+        return False
+    return tag.name != "form" or not tag.find(["p", "h1", "h2"])
+
+
+def _pdf(data: bytes, meta: dict) -> tuple[str, str]:
+    """(title, text) of a PDF, one form feed between pages; any parser failure is 'unreadable'."""
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise Unreadable("encrypted PDF")
+        pages = [(p.extract_text() or "").replace(PAGE_BREAK, "\n") for p in reader.pages]
+        title = str((reader.metadata or {}).get("/Title") or "").strip()
+    except Unreadable:
+        raise
+    except Exception as exc:  # pypdf raises many kinds on damaged files
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise Unreadable(f"unreadable PDF: {reason}") from None
+    meta["pages"] = len(pages)
+    return title, PAGE_BREAK.join(pages)

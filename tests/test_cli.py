@@ -1,0 +1,96 @@
+"""The `ragbag` entry point end to end, in subprocesses, against a private RAGBAG_HOME."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+from conftest import cli, cli_json, write
+
+DOCS = {
+    "recipes/pancakes.md": "# Pancakes\n\nWhisk two eggs with milk and flour; rest the batter ten minutes "
+                           "before frying in butter.\n",
+    "work/standup.txt": "Standup notes: the database migration is blocked on the security review.\n",
+    "web/page.html": "<html><head><title>Cycling route</title><script>var junk='tracker';</script></head>"
+                     "<body><nav>Home | Shop</nav><main><p>The coastal cycling route is 42 km with one "
+                     "steep climb near the lighthouse.</p></main></body></html>",
+    "empty.md": "",
+    "blob.txt": b"\x00\x01\x02binary\x00",
+}
+
+
+def test_add_rejects_bad_input_with_one_line_and_changes_nothing(home, tmp_path):
+    docs = write(tmp_path / "d", {"a.md": "# A\n\nalpha\n"})
+    cli("add", "files", "notes", str(docs))
+    before = home.sources_file.read_bytes()
+    cases = [
+        (("add", "nosuch", "x", str(docs)), "unknown connector"),
+        (("add", "files", "other", str(tmp_path / "missing")), "path does not exist"),
+        (("add", "files", "notes", str(docs)), "already exists"),
+        (("add", "files", "bad name!", str(docs)), "invalid source name"),
+    ]
+    for args, message in cases:
+        proc = cli(*args, check=False)
+        assert proc.returncode == 2, proc.stderr
+        assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+        assert "Traceback" not in proc.stderr
+    assert home.sources_file.read_bytes() == before
+    assert stat.S_IMODE(home.root.stat().st_mode) == 0o700
+    assert stat.S_IMODE(home.sources_file.stat().st_mode) == 0o600
+
+
+def test_build_search_list_status_remove(home, tmp_path):
+    docs = write(tmp_path / "docs", DOCS)
+    code = write(tmp_path / "repo", {"util.py": "def celsius_to_fahrenheit(c):\n    return c * 9 / 5 + 32\n"})
+    cli("add", "code", "repo", str(code))
+    reports = cli_json("build", "my-docs", "--docs", str(docs))
+    (rep,) = reports
+    assert rep["source"] == "my-docs" and rep["connector"] == "files" and rep["status"] == "success"
+    assert rep["documents"] == 3 and rep["added"] == 3 and rep["chunks"] >= 3
+    assert rep["chunks_embedded"] == rep["chunks"]
+    bad = {e["uri"].rsplit("/", 1)[-1] for e in rep["errors"]}
+    assert bad == {"empty.md", "blob.txt"} and all(e["error"] for e in rep["errors"])
+    for key in ("changed", "deleted"):
+        assert rep[key] == 0
+
+    reports = {r["source"]: r for r in cli_json("build")}
+    assert reports["my-docs"]["chunks_embedded"] == 0 and reports["repo"]["chunks_embedded"] >= 1
+
+    hits = cli_json("search", "how long is the bike ride along the coast", "-k", "2")
+    assert hits[0]["title"] == "Cycling route" and "42 km" in hits[0]["text"]
+    assert "tracker" not in hits[0]["text"] and "Shop" not in hits[0]["text"]
+    for field in ("text", "score", "source", "connector", "uri", "title", "doc_id", "chunk_id", "citation", "metadata"):
+        assert field in hits[0]
+    hits = cli_json("search", "convert temperature units", "--connector", "code", "-k", "1")
+    assert hits[0]["source"] == "repo" and "celsius_to_fahrenheit" in hits[0]["text"]
+    hits = cli_json("search", "migration", "--where", '{"ext": {"==": "md"}}', "--mode", "keyword")
+    assert hits == []
+
+    human = cli("search", "pancake batter", "-k", "1").stdout
+    assert "Pancakes" in human and "[c:" in human and "[my-docs]" in human
+
+    listing = {r["source"]: r for r in cli_json("list")}
+    assert listing["my-docs"]["documents"] == 3 and listing["my-docs"]["bytes"] > 0
+    assert listing["repo"]["last_build"]
+    st = cli_json("status", "repo")
+    assert st["built"] and st["model"] == "all-MiniLM-L6-v2" and st["path_exists"]
+
+    cli("remove", "my-docs")
+    assert set(json.loads(cli("list", "--json").stdout)[0].values()) >= {"repo"}
+    hits = cli_json("search", "pancake batter", "-k", "3")
+    assert {h["source"] for h in hits} == {"repo"}
+    assert not home.index_dir("files", "my-docs").exists()
+
+
+def test_bad_filters_and_dates_are_one_line_errors(home):
+    for args, message in [
+        (("search", "x", "--where", "{not json"), "not valid JSON"),
+        (("search", "x", "--where", '{"ext": {"~=": "md"}}'), "unknown operator"),
+        (("search", "x", "--after", "yesterday-ish"), "cannot read"),
+        (("search", "x"), "nothing is indexed yet"),
+        (("remove", "ghost"), "no source named"),
+        (("build", "ghost"), "no source named"),
+    ]:
+        proc = cli(*args, check=False)
+        assert proc.returncode == 2 and message in proc.stderr, (args, proc.stderr)
+        assert len(proc.stderr.strip().splitlines()) == 1
