@@ -91,8 +91,10 @@ def _metadata(report: dict[str, Any]) -> dict[str, Any]:
             out["error_count"] = len(value)
         elif isinstance(value, (dict, list)):
             out[key] = dg.MetadataValue.json(value)
-        elif isinstance(value, bool) or value is None:
-            out[key] = dg.MetadataValue.text(str(value))
+        elif isinstance(value, bool):
+            out[key] = dg.MetadataValue.bool(value)
+        elif value is None:
+            out[key] = dg.MetadataValue.null()
         else:
             out[key] = value
     return out
