@@ -15,7 +15,7 @@ import shutil
 import time
 from collections import defaultdict
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
 import pyarrow as pa
@@ -231,7 +231,7 @@ def _chunk_rows(doc: dict[str, Any], spans: Spanner, count, budget: int) -> list
         updated_at=doc["updated_at"], authors=doc["authors"] or [], metadata=meta,
     )
     title = doc["title"] or ""
-    head = title if title and count(title) <= _MAX_TITLE_TOKENS and not doc["text"].lstrip().startswith(title) else ""
+    head = title if _informative(title, doc) and count(title) <= _MAX_TITLE_TOKENS else ""
     room = budget - (count(head) + 1 if head else 0)
     rows, seen = [], defaultdict(int)
     for ordinal, sp in enumerate(spans(document, count, room)):
@@ -250,6 +250,14 @@ def _chunk_rows(doc: dict[str, Any], spans: Spanner, count, budget: int) -> list
             "metadata": json.dumps({**meta, **sp.metadata}, sort_keys=True, default=str, ensure_ascii=False),
         })
     return rows
+
+
+def _informative(title: str, doc: dict[str, Any]) -> bool:
+    """Whether a title adds meaning to each chunk's index text: not empty, not merely the file's
+    own name (the path is stored anyway), and not already the start of the text."""
+    if not title or title == PurePosixPath(doc["native_id"]).name:
+        return False
+    return not doc["text"].lstrip().startswith(title)
 
 
 def _document_rows(docs: list[Document]) -> pa.Table:

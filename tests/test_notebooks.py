@@ -1,0 +1,25 @@
+"""The shipped notebooks run top to bottom against a freshly built sample index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from conftest import materialize_source
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_quickstart_notebook_executes(home, instance):
+    home.add_source("sample-docs", "files", str(ROOT / "sample" / "docs"), known=("files", "code"))
+    home.add_source("sample-code", "code", str(ROOT / "sample" / "code"), known=("files", "code"))
+    materialize_source(home, instance, "sample-docs")
+    materialize_source(home, instance, "sample-code")
+    nb = nbformat.read(ROOT / "notebooks" / "quickstart.ipynb", as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    html = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
+    assert "Account help" in html and "http_client.py" in html
