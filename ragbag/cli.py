@@ -25,7 +25,7 @@ STAGE_LABELS = {"read": "read", "chunk": "chunk", "embed": "embed", "index": "in
 
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # returns typer.Exit's code instead of exiting
     except RagbagError as e:
         print(f"ragbag: error: {e}", file=sys.stderr)
         sys.exit(2)
@@ -38,6 +38,7 @@ def main() -> None:
             e.show()
             sys.exit(e.exit_code)
         raise
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 def _known_connectors() -> tuple[str, ...]:

@@ -81,6 +81,7 @@ def chunk(store: Store, source: Source, spans: Spanner, model: str) -> dict[str,
     count = embedding.token_counter(model)
     budget = embedding.chunk_budget(model)
     rows: list[dict[str, Any]] = []
+    progress.report("chunk", source.name, 0, len(todo))
     for n, row in enumerate(todo, 1):
         rows.extend(_chunk_rows(row, spans, count, budget))
         if n % 20 == 0 or n == len(todo):
@@ -143,6 +144,7 @@ def embed(store: Store, source: Source, model: str, batch_size: int = 128) -> di
         "chunks": len(chunks["chunk_id"]), "chunks_embedded": len(texts),
         "from_cache": len(todo) - sum(1 for _, h, _ in todo if h in fresh),
         "removed": len(stale), "model": model, "dim": embedding.spec(model).dim,
+        "preview": _preview([("", cid, text) for cid, _, text in todo[:_PREVIEW_ROWS]]),
         "table_version": store.table("embeddings").version,
     }
 
@@ -158,7 +160,8 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
         c + h for c, h in zip(keys["chunk_id"], keys["content_hash"])))
     current = published_manifest(home, source)
     if current and current.get("fingerprint") == fingerprint:
-        return {**current, "unchanged": True, "bytes": dir_bytes(home.index_dir(source.connector, source.name))}
+        return {**current, "unchanged": True, "table_version": current["versions"]["chunks"],
+                "bytes": dir_bytes(home.index_dir(source.connector, source.name))}
     chunks = store.rows("chunks", source.name, ["chunk_id", "index_text"]).to_pydict()
     emb = store.rows("embeddings", source.name, ["chunk_id", "model"]).to_pydict()
     embedded = {c for c, m in zip(emb["chunk_id"], emb["model"]) if m == model}
@@ -189,7 +192,9 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
     store.publish(source.name)
     _swap_current(base, name)
     progress.report("index", source.name, 1, 1)
-    return {**manifest, "unchanged": False, "index_dir": str(target), "bytes": dir_bytes(base)}
+    preview = _preview([(c, "", t) for c, t in list(zip(ids, chunks["index_text"]))[:_PREVIEW_ROWS]])
+    return {**manifest, "unchanged": False, "index_dir": str(target), "bytes": dir_bytes(base),
+            "table_version": versions["chunks"], "preview": preview}
 
 
 def remove(store: Store, home: Home, source: Source) -> None:

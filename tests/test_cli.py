@@ -75,6 +75,18 @@ def test_build_search_list_status_remove(home, tmp_path):
     st = cli_json("status", "repo")
     assert st["built"] and st["model"] == "all-MiniLM-L6-v2" and st["path_exists"]
 
+    # A source that cannot be read fails alone, with a one-line reason; the others still build
+    # and its previous index stays searchable.
+    import shutil
+
+    shutil.rmtree(code)
+    proc = cli("build", "--json", check=False)
+    assert proc.returncode == 1
+    reports = {r["source"]: r for r in json.loads(proc.stdout)}
+    assert reports["repo"]["status"] == "failed" and "path does not exist" in reports["repo"]["failure"]
+    assert reports["my-docs"]["status"] == "success"
+    assert cli_json("search", "celsius", "--source", "repo", "-k", "1")[0]["source"] == "repo"
+
     cli("remove", "my-docs")
     assert set(json.loads(cli("list", "--json").stdout)[0].values()) >= {"repo"}
     hits = cli_json("search", "pancake batter", "-k", "3")
