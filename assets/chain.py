@@ -60,7 +60,7 @@ def connector_chain(connector: str, module: ModuleType) -> list[dg.AssetsDefinit
         return _asset
 
     return [
-        make("documents", None, lambda st, h, s: stages.ingest(st, s, module.read),
+        make("documents", None, lambda st, h, s: stages.ingest(st, h, s, module.read),
              f"Records of each {connector} source, normalised, diffed by content hash."),
         make("chunks", "documents", lambda st, h, s: stages.chunk(st, s, module.spans, h.model),
              "Token-bounded chunks; only changed documents are re-chunked."),

@@ -2,10 +2,19 @@
 
 A connector module defines:
 - ``NAME``: the connector's name as users type it (``ragbag add NAME ...``);
-- ``read(path, source) -> Iterator[Document | ReadError]``: every record under ``path``; a bad
-  record is a ``ReadError`` (uri + reason) and reading goes on;
+- ``read(path, source, cursor) -> Iterator[Document | ReadError | Seen | Cursor]``: every record
+  under ``path`` (``None``: the connector's default places, see ``discover``). A bad record is a
+  ``ReadError`` (uri + reason) and reading goes on. ``cursor`` is the state the previous read
+  yielded (``None`` the first time): an incremental connector reads only what is new, yields
+  ``Seen(native_id)`` for stored records it skipped, and yields a new ``Cursor`` last;
 - ``spans(doc, count, max_tokens) -> list[Span]``: how a document of this kind is cut into
   chunks that each fit ``max_tokens`` as measured by ``count``.
+
+Optionally:
+- ``discover() -> tuple[list[Path], list[str]]``: the data found in the platform's default
+  places, and every place looked at (so "found nothing" can say where it looked);
+- ``SCHEDULE``: a cron string for refreshes under ``dagster dev`` (default hourly), which a
+  source can override with ``options: {schedule: "..."}`` in ``sources.yaml``.
 
 Connectors import the engine's records, never Dagster.
 """

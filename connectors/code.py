@@ -79,7 +79,7 @@ _FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "class"
 log = logging.getLogger(__name__)
 
 
-def read(path: Path, source: str) -> Iterator[Document | ReadError]:
+def read(path: Path, source: str, cursor: dict | None = None) -> Iterator[Document | ReadError]:
     """Every non-ignored text file under ``path`` (or ``path`` itself), in sorted order.
 
     Empty files (``__init__.py``) are skipped silently: they hold nothing to find.

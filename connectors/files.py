@@ -50,7 +50,7 @@ def human_size(n: int) -> str:
     return f"{n} bytes"
 
 
-def read(path: Path, source: str) -> Iterator[Document | ReadError]:
+def read(path: Path, source: str, cursor: dict | None = None) -> Iterator[Document | ReadError]:
     """Every supported file under ``path`` (or ``path`` itself), in sorted relative-path order."""
     path = Path(path)
     if path.is_file():

@@ -58,13 +58,32 @@ def _console(stderr: bool = False):
 def add(
     connector: str = typer.Argument(..., help="Connector type: files, code."),
     name: str = typer.Argument(..., help="A name for this source (letters, digits, . _ -)."),
-    path: str = typer.Argument(..., help="File or folder to index."),
+    path: Optional[str] = typer.Argument(None, help="File or folder to index (default: the connector's usual places)."),
 ) -> None:
     """Register a source in $RAGBAG_HOME/sources.yaml."""
     home = Home()
-    src = home.add_source(name, connector, path, known=_known_connectors())
+    found: list[Path] = []
+    if path is None:
+        found = _discover(connector)
+    src = home.add_source(name, connector, path or "", known=_known_connectors())
     _sync_partitions(home, add=[src])
-    _console().print(f"added {src.connector} source [bold]{src.name}[/] → {src.path}")
+    where = src.path or "default places: " + ", ".join(str(p) for p in found)
+    _console().print(f"added {src.connector} source [bold]{src.name}[/] → {where}")
+
+
+def _discover(connector: str) -> list[Path]:
+    """Data of this connector in the platform's default places; an error says where it looked."""
+    import connectors
+
+    if connector not in connectors.NAMES:
+        return []  # add_source reports the unknown connector
+    module = connectors.get(connector)
+    if not hasattr(module, "discover"):
+        raise RagbagError(f"connector {connector!r} needs a PATH: ragbag add {connector} NAME PATH")
+    found, looked = module.discover()
+    if not found:
+        raise RagbagError(f"no {connector} data found; looked in: {', '.join(looked)}")
+    return found
 
 
 @app.command()

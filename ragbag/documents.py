@@ -79,6 +79,22 @@ class ReadError:
 
 
 @dataclass
+class Seen:
+    """A record the connector knows still exists unchanged but did not re-read (it lies before
+    the cursor). Without it, a record missing from an incremental read counts as deleted."""
+
+    native_id: str
+
+
+@dataclass
+class Cursor:
+    """Where an incremental read got to (ROWID, visit time, mbox offset...). The connector
+    yields it last; it is stored only after the documents it covers are written."""
+
+    state: dict[str, Any]
+
+
+@dataclass
 class Span:
     """A chunk's place in its document's text, plus chunk-level metadata (symbol, lines, page)."""
 

@@ -46,12 +46,12 @@ class Home:
 
     def ensure(self) -> "Home":
         """Create the home (0700) with a telemetry-off Dagster home inside it."""
-        for d in (self.root, self.dagster_home, self.lance_dir, self.index_root):
+        for d in (self.root, self.dagster_home, self.lance_dir, self.index_root, self.state_dir):
             d.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.root, 0o700)
         dy = self.dagster_home / "dagster.yaml"
         if not dy.exists():
-            _write_private(dy, _DAGSTER_YAML)
+            write_private(dy, _DAGSTER_YAML)
         return self
 
     @property
@@ -69,6 +69,11 @@ class Home:
     @property
     def index_root(self) -> Path:
         return self.root / "index"
+
+    @property
+    def state_dir(self) -> Path:
+        """Per-source read cursors of incremental connectors."""
+        return self.root / "state"
 
     @property
     def dagster_home(self) -> Path:
@@ -98,7 +103,7 @@ class Home:
         for name, d in entries.items():
             if not isinstance(d, dict) or "connector" not in d or "path" not in d:
                 raise RagbagError(f"{self.sources_file}: source {name!r} needs 'connector' and 'path'")
-            out[str(name)] = Source(str(name), d["connector"], str(d["path"]), d.get("options") or {})
+            out[str(name)] = Source(str(name), d["connector"], str(d["path"] or ""), d.get("options") or {})
         return out
 
     def source(self, name: str) -> Source:
@@ -121,13 +126,15 @@ class Home:
             raise RagbagError(
                 f"invalid source name {name!r}: use letters, digits, '.', '_' or '-' (max 64)"
             )
-        resolved = Path(path).expanduser()
-        if not resolved.exists():
-            raise RagbagError(f"path does not exist: {path}")
+        if path:  # "" = the connector's default places, discovered at every build
+            resolved = Path(path).expanduser()
+            if not resolved.exists():
+                raise RagbagError(f"path does not exist: {path}")
+            path = str(resolved.resolve())
         current = self.sources()
         if name in current:
             raise RagbagError(f"a source named {name!r} already exists ({current[name].connector}: {current[name].path})")
-        src = Source(name, connector, str(resolved.resolve()), options or {})
+        src = Source(name, connector, path, options or {})
         current[name] = src
         self._write_sources(current)
         return src
@@ -143,7 +150,7 @@ class Home:
     def _write_sources(self, sources: dict[str, Source]) -> None:
         self.ensure()
         body = yaml.safe_dump({"sources": {n: s.as_dict() for n, s in sources.items()}}, sort_keys=True)
-        _write_private(self.sources_file, body)
+        write_private(self.sources_file, body)
 
 
 def _read_yaml(path: Path) -> Any:
@@ -157,7 +164,7 @@ def _read_yaml(path: Path) -> Any:
         raise RagbagError(f"{path}: invalid YAML{where}") from None
 
 
-def _write_private(path: Path, text: str) -> None:
+def write_private(path: Path, text: str) -> None:
     """Write atomically with mode 0600."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:

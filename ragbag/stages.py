@@ -21,12 +21,12 @@ from typing import Any, Callable, Iterator
 import pyarrow as pa
 
 from ragbag import bm25, embedding, progress
-from ragbag.documents import Document, ReadError, Span, stable_hash
+from ragbag.documents import Cursor, Document, ReadError, Seen, Span, doc_id_for, stable_hash
 from ragbag.errors import RagbagError
-from ragbag.home import Home, Source
+from ragbag.home import Home, Source, write_private
 from ragbag.store import SCHEMAS, Store, lit
 
-Reader = Callable[[Path, str], Iterator["Document | ReadError"]]
+Reader = Callable[[Path | None, str, "dict | None"], Iterator["Document | ReadError | Seen | Cursor"]]
 Spanner = Callable[[Document, Callable[[str], int], int], list[Span]]
 
 MANIFEST = "manifest.json"
@@ -34,16 +34,29 @@ _MAX_TITLE_TOKENS = 32
 _PREVIEW_ROWS = 5
 
 
-def ingest(store: Store, source: Source, read: Reader) -> dict[str, Any]:
-    """Read every record of the source and store what was added, changed or deleted."""
-    root = Path(source.path)
-    if not root.exists():
+def ingest(store: Store, home: Home, source: Source, read: Reader) -> dict[str, Any]:
+    """Read the source's records and store what was added, changed or deleted.
+
+    Incremental connectors read only past their cursor and vouch for older records with
+    ``Seen``; everything else stored but not yielded is a deletion. The new cursor is saved only
+    after the documents are written, so a killed build re-reads rather than skips.
+    """
+    root = Path(source.path) if source.path else None
+    if root is not None and not root.exists():
         raise RagbagError(f"source {source.name!r}: path does not exist: {root}")
+    cursor_file = home.state_dir / f"{source.name}.cursor.json"
+    cursor = _load_cursor(cursor_file, source)
     docs: dict[str, Document] = {}
+    seen: set[str] = set()
     errors: list[dict[str, str]] = []
-    for item in read(root, source.name):
+    new_cursor: dict[str, Any] | None = None
+    for item in read(root, source.name, cursor):
         if isinstance(item, ReadError):
             errors.append(item.as_dict())
+        elif isinstance(item, Seen):
+            seen.add(doc_id_for(source.name, item.native_id))
+        elif isinstance(item, Cursor):
+            new_cursor = item.state
         elif item.doc_id in docs:
             errors.append({"uri": item.uri, "error": f"duplicate record id {item.native_id!r}, kept the first"})
         else:
@@ -56,15 +69,32 @@ def ingest(store: Store, source: Source, read: Reader) -> dict[str, Any]:
     old = dict(zip(stored["doc_id"], stored["content_hash"]))
     added = [d for i, d in docs.items() if i not in old]
     changed = [d for i, d in docs.items() if i in old and old[i] != d.content_hash]
-    deleted = [i for i in old if i not in docs]
+    deleted = [i for i in old if i not in docs and i not in seen]
     store.delete_keys("documents", "doc_id", [d.doc_id for d in changed] + deleted, source.name)
     store.add("documents", _document_rows(added + changed))
+    if new_cursor is not None:
+        _save_cursor(cursor_file, source, new_cursor)
     return {
-        "documents": len(docs), "added": len(added), "changed": len(changed),
-        "deleted": len(deleted), "errors": errors,
+        "documents": len(docs) + len(seen - docs.keys()), "read": len(docs), "added": len(added),
+        "changed": len(changed), "deleted": len(deleted), "errors": errors,
         "preview": _preview([(d.title, d.uri, d.text) for d in (added + changed)[:_PREVIEW_ROWS]]),
         "table_version": store.table("documents").version,
     }
+
+
+def _load_cursor(path: Path, source: Source) -> dict[str, Any] | None:
+    """The saved cursor, unless the source now points elsewhere (then read everything again)."""
+    if not path.exists():
+        return None
+    saved = json.loads(path.read_text())
+    if saved.get("connector") != source.connector or saved.get("path") != source.path:
+        return None
+    return saved.get("state")
+
+
+def _save_cursor(path: Path, source: Source, state: dict[str, Any]) -> None:
+    body = {"connector": source.connector, "path": source.path, "state": state}
+    write_private(path, json.dumps(body, default=str))
 
 
 def chunk(store: Store, source: Source, spans: Spanner, model: str) -> dict[str, Any]:
@@ -198,9 +228,10 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
 
 
 def remove(store: Store, home: Home, source: Source) -> None:
-    """Delete a source's rows from every table and its index files."""
+    """Delete a source's rows from every table, its index files and its read cursor."""
     store.delete_source(source.name)
     shutil.rmtree(home.index_dir(source.connector, source.name), ignore_errors=True)
+    (home.state_dir / f"{source.name}.cursor.json").unlink(missing_ok=True)
 
 
 def published_manifest(home: Home, source: Source) -> dict[str, Any] | None:

@@ -147,3 +147,40 @@ def test_numpy_query_encoder_matches_sentence_transformers():
     ref = embedding.encode_passages(texts)
     for text, r in zip(texts, ref):
         assert float(embedding.encode_query(text) @ r) > 0.9999
+
+
+def test_incremental_readers_use_cursor_and_seen(home, tmp_path):
+    from ragbag.documents import Cursor, Document, Seen
+    from ragbag.stages import ingest
+
+    records = {"1": "alpha", "2": "beta"}
+    calls = []
+
+    def read(root, source, cursor):  # reads past the cursor, vouches for older records
+        calls.append(cursor)
+        last = (cursor or {}).get("last", 0)
+        for key in sorted(records, key=int):
+            if int(key) <= last:
+                yield Seen(key)
+            else:
+                yield Document(source, "files", key, f"rec:{key}", key, records[key])
+        yield Cursor({"last": max(map(int, records))})
+
+    src = home.add_source("inc", "files", str(tmp_path), known=KNOWN)
+    store = Store(home.lance_dir)
+    first = ingest(store, home, src, read)
+    assert (first["added"], first["read"], calls[-1]) == (2, 2, None)
+    records["3"] = "gamma"
+    second = ingest(store, home, src, read)
+    assert calls[-1] == {"last": 2}
+    assert (second["read"], second["added"], second["deleted"], second["documents"]) == (1, 1, 0, 3)
+    del records["1"]
+    third = ingest(store, home, src, read)
+    assert third["deleted"] == 1 and third["documents"] == 2
+    cursor_file = home.state_dir / "inc.cursor.json"
+    assert oct(cursor_file.stat().st_mode & 0o777) == "0o600"
+    # Pointing the source elsewhere resets the cursor: everything is read again.
+    home.remove_source("inc")
+    moved = home.add_source("inc", "files", str(home.root), known=KNOWN)
+    ingest(store, home, moved, read)
+    assert calls[-1] is None
