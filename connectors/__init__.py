@@ -21,10 +21,15 @@ Connectors import the engine's records, never Dagster.
 
 from __future__ import annotations
 
+import pkgutil
 from importlib import import_module
 from types import ModuleType
 
-NAMES: tuple[str, ...] = ("files", "code")
+# Every module in this package is a connector: adding one is adding one file.
+_FIRST = ("files", "code")
+NAMES: tuple[str, ...] = _FIRST + tuple(sorted(
+    m.name for m in pkgutil.iter_modules(__path__) if m.name not in _FIRST and not m.name.startswith("_")
+))
 
 
 class UnknownConnector(ValueError):
