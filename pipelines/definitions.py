@@ -6,13 +6,16 @@ import dagster as dg
 
 import connectors
 from assets.chain import RagbagHome, connector_chain, job_name, partitions_for
+from pipelines.schedules import connector_schedule, override_sensor
 from pipelines.sensors import sources_sensor
 
 
 def build_definitions() -> dg.Definitions:
-    assets, jobs = [], []
+    assets, jobs, schedules = [], [], []
     for name in connectors.NAMES:
-        assets.extend(connector_chain(name, connectors.get(name)))
+        module = connectors.get(name)
+        assets.extend(connector_chain(name, module))
+        schedules.append(connector_schedule(name, module))
         jobs.append(dg.define_asset_job(
             job_name(name), selection=dg.AssetSelection.groups(name), partitions_def=partitions_for(name),
             description=f"Build one {name} source: read, chunk, embed, index.",
@@ -21,7 +24,8 @@ def build_definitions() -> dg.Definitions:
         "ragbag_automation", target=dg.AssetSelection.all(), default_status=dg.DefaultSensorStatus.RUNNING,
     )
     return dg.Definitions(
-        assets=assets, jobs=jobs, sensors=[sources_sensor, automation],
+        assets=assets, jobs=jobs, schedules=schedules,
+        sensors=[sources_sensor, override_sensor(jobs), automation],
         resources={"ragbag": RagbagHome()},
     )
 

@@ -59,13 +59,21 @@ def add(
     connector: str = typer.Argument(..., help="Connector type: files, code."),
     name: str = typer.Argument(..., help="A name for this source (letters, digits, . _ -)."),
     path: Optional[str] = typer.Argument(None, help="File or folder to index (default: the connector's usual places)."),
+    schedule: Optional[str] = typer.Option(None, "--schedule", help="Refresh cron for this source under dagster dev."),
 ) -> None:
     """Register a source in $RAGBAG_HOME/sources.yaml."""
     home = Home()
+    options = {}
+    if schedule is not None:
+        from dagster._utils.schedules import is_valid_cron_string
+
+        if not is_valid_cron_string(schedule):
+            raise RagbagError(f"--schedule {schedule!r} is not a valid cron string (e.g. '0 7 * * *')")
+        options["schedule"] = schedule
     found: list[Path] = []
     if path is None:
         found = _discover(connector)
-    src = home.add_source(name, connector, path or "", known=_known_connectors())
+    src = home.add_source(name, connector, path or "", known=_known_connectors(), options=options)
     _sync_partitions(home, add=[src])
     where = src.path or "default places: " + ", ".join(str(p) for p in found)
     _console().print(f"added {src.connector} source [bold]{src.name}[/] → {where}")

@@ -55,7 +55,7 @@ def test_dagster_dev_shows_assets_partitions_and_cli_runs(home, tmp_path):
         data = _graphql(port, """{
           assetNodes { assetKey { path } partitionKeys dependencyKeys { path } }
           runsOrError { ... on Runs { results { jobName status tags { key value } } } }
-          repositoriesOrError { ... on RepositoryConnection { nodes { sensors { name sensorState { status } } } } }
+          repositoriesOrError { ... on RepositoryConnection { nodes { sensors { name sensorState { status } } schedules { name scheduleState { status } } } } }
         }""")
     finally:
         os.killpg(proc.pid, signal.SIGINT)
@@ -73,5 +73,8 @@ def test_dagster_dev_shows_assets_partitions_and_cli_runs(home, tmp_path):
     runs = data["runsOrError"]["results"]
     assert any(r["jobName"] == "build_files" and r["status"] == "SUCCESS"
                and {"key": "ragbag/trigger", "value": "cli"} in r["tags"] for r in runs)
-    sensors = {s["name"]: s["sensorState"]["status"] for s in data["repositoriesOrError"]["nodes"][0]["sensors"]}
-    assert sensors == {"ragbag_sources": "RUNNING", "ragbag_automation": "RUNNING"}
+    repo = data["repositoriesOrError"]["nodes"][0]
+    sensors = {s["name"]: s["sensorState"]["status"] for s in repo["sensors"]}
+    assert sensors == {"ragbag_sources": "RUNNING", "ragbag_automation": "RUNNING", "ragbag_source_schedules": "RUNNING"}
+    schedules = {s["name"]: s["scheduleState"]["status"] for s in repo["schedules"]}
+    assert schedules["refresh_files"] == schedules["refresh_code"] == "RUNNING"
