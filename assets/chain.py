@@ -19,7 +19,7 @@ from ragbag.store import Store
 
 STAGES = ("documents", "chunks", "embeddings", "bm25")
 # Bump when a stage's output for the same input changes, so the UI marks what became stale.
-CODE_VERSIONS = {"documents": "1", "chunks": "1", "embeddings": "1", "bm25": "1"}
+CODE_VERSIONS = {"documents": "1", "chunks": stages.CHUNKER_VERSION, "embeddings": "1", "bm25": "1"}
 
 
 def partitions_for(connector: str) -> dg.DynamicPartitionsDefinition:

@@ -209,6 +209,38 @@ def remove(name: str = typer.Argument(..., help="The source to remove.")) -> Non
     _console().print(f"removed source [bold]{name}[/]")
 
 
+config_app = typer.Typer(help="Per-home settings (config.yaml), e.g. the embedding model.", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+
+
+@config_app.command("set")
+def config_set(key: str = typer.Argument(...), value: str = typer.Argument(...)) -> None:
+    """Set a setting, e.g. `ragbag config set embedding.model multilingual-e5-small`."""
+    home = Home()
+    before = home.model
+    home.set_config(key, value)
+    _console().print(f"{key} = {value}")
+    if key == "embedding.model" and value != before and home.sources():
+        _console().print("sources indexed with the previous model must be rebuilt: `ragbag build`")
+
+
+@config_app.command("get")
+def config_get(key: str = typer.Argument(...)) -> None:
+    """Print one setting (empty when unset)."""
+    value = Home().get_config(key)
+    print("" if value is None else value)
+
+
+@config_app.command("show")
+def config_show() -> None:
+    """Print every setting, and the embedding models to choose from."""
+    home = Home()
+    from ragbag.embedding import MODELS
+
+    print(json.dumps({"config": home.config(), "embedding.model": home.model,
+                      "models": {n: m.about for n, m in MODELS.items()}}, indent=2))
+
+
 def _status_rows(home: Home, name: str | None = None) -> list[dict[str, Any]]:
     from ragbag.stages import dir_bytes, published_manifest
 

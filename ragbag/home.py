@@ -21,6 +21,8 @@ from ragbag.errors import RagbagError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _DAGSTER_YAML = "telemetry:\n  enabled: false\n"
+# Settings config.yaml may hold (dotted keys); embedding.model is validated against the registry.
+SETTABLE = {"embedding.model", "llm.provider", "llm.model", "llm.base_url"}
 
 
 @dataclass
@@ -92,6 +94,29 @@ class Home:
         name = (self.config().get("embedding") or {}).get("model") or DEFAULT_MODEL
         spec(name)  # validate early with a clear message
         return name
+
+    def set_config(self, key: str, value: str) -> None:
+        """Set a dotted key (``embedding.model``) in config.yaml, validating what ragbag reads."""
+        if key == "embedding.model":
+            spec(value)
+        elif key not in SETTABLE:
+            raise RagbagError(f"unknown setting {key!r}; settable: {', '.join(sorted(SETTABLE))}")
+        config = self.config()
+        node = config
+        *parents, leaf = key.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise RagbagError(f"{self.config_file}: {part!r} is not a mapping")
+        node[leaf] = value
+        self.ensure()
+        write_private(self.config_file, yaml.safe_dump(config, sort_keys=True))
+
+    def get_config(self, key: str) -> Any:
+        node: Any = self.config()
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        return node
 
     # -- sources -------------------------------------------------------------------------
     def sources(self) -> dict[str, Source]:

@@ -30,6 +30,8 @@ Reader = Callable[[Path | None, str, "dict | None"], Iterator["Document | ReadEr
 Spanner = Callable[[Document, Callable[[str], int], int], list[Span]]
 
 MANIFEST = "manifest.json"
+# Bump when chunking changes what it produces for the same text: every document is re-chunked.
+CHUNKER_VERSION = "1"
 _MAX_TITLE_TOKENS = 32
 _PREVIEW_ROWS = 5
 
@@ -104,7 +106,10 @@ def chunk(store: Store, source: Source, spans: Spanner, model: str) -> dict[str,
     hashes: dict[str, set[str]] = defaultdict(set)
     for doc_id, doc_hash in zip(stored["doc_id"], stored["doc_hash"]):
         hashes[doc_id].add(doc_hash)
-    todo = [d for d in docs if hashes.get(d["doc_id"]) != {d["content_hash"]}]
+    # A document is re-chunked when its content, the model (its token budget) or the chunker
+    # changed: the key of what produced its chunks is stored with them.
+    keys = {d["doc_id"]: chunking_key(d["content_hash"], model) for d in docs}
+    todo = [d for d in docs if hashes.get(d["doc_id"]) != {keys[d["doc_id"]]}]
     live = {d["doc_id"] for d in docs}
     gone = [i for i in hashes if i not in live]
 
@@ -113,7 +118,7 @@ def chunk(store: Store, source: Source, spans: Spanner, model: str) -> dict[str,
     rows: list[dict[str, Any]] = []
     progress.report("chunk", source.name, 0, len(todo))
     for n, row in enumerate(todo, 1):
-        rows.extend(_chunk_rows(row, spans, count, budget))
+        rows.extend(_chunk_rows(row, spans, count, budget, keys[row["doc_id"]]))
         if n % 20 == 0 or n == len(todo):
             progress.report("chunk", source.name, n, len(todo))
     store.delete_keys("chunks", "doc_id", [d["doc_id"] for d in todo] + gone, source.name)
@@ -259,7 +264,11 @@ def _swap_current(base: Path, name: str) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def _chunk_rows(doc: dict[str, Any], spans: Spanner, count, budget: int) -> list[dict[str, Any]]:
+def chunking_key(content_hash: str, model: str) -> str:
+    return stable_hash(content_hash, model, CHUNKER_VERSION)
+
+
+def _chunk_rows(doc: dict[str, Any], spans: Spanner, count, budget: int, key: str) -> list[dict[str, Any]]:
     meta = json.loads(doc["metadata"] or "{}")
     document = Document(
         source=doc["source"], connector=doc["connector"], native_id=doc["native_id"],
@@ -280,7 +289,7 @@ def _chunk_rows(doc: dict[str, Any], spans: Spanner, count, budget: int) -> list
             "chunk_id": chunk_id, "doc_id": doc["doc_id"], "source": doc["source"],
             "connector": doc["connector"], "ordinal": ordinal, "text": text,
             "index_text": index_text, "start": sp.start, "end": sp.end,
-            "content_hash": stable_hash(index_text), "doc_hash": doc["content_hash"],
+            "content_hash": stable_hash(index_text), "doc_hash": key,
             "uri": doc["uri"], "title": title, "created_at": doc["created_at"],
             "updated_at": doc["updated_at"], "date": doc["date"],
             "metadata": json.dumps({**meta, **sp.metadata}, sort_keys=True, default=str, ensure_ascii=False),

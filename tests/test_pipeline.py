@@ -134,7 +134,7 @@ def test_sources_are_isolated_and_remove_only_touches_its_own(home, instance, tm
 
 
 def test_query_under_another_model_is_refused(built, home, monkeypatch):
-    other = embedding.ModelSpec("other-model", "x", embedding.spec(embedding.DEFAULT_MODEL).path, 384, 256)
+    other = embedding.ModelSpec("other-model", "x", 384, 256, path=embedding.spec(embedding.DEFAULT_MODEL).path)
     monkeypatch.setitem(embedding.MODELS, "other-model", other)
     home.config_file.write_text("embedding:\n  model: other-model\n")
     with pytest.raises(RagbagError, match="rebuild"):
@@ -184,3 +184,21 @@ def test_incremental_readers_use_cursor_and_seen(home, tmp_path):
     moved = home.add_source("inc", "files", str(home.root), known=KNOWN)
     ingest(store, home, moved, read)
     assert calls[-1] is None
+
+
+def test_switching_the_embedding_model_rebuilds_everything_with_it(built, home, instance):
+    from conftest import cli
+
+    cli("config", "set", "embedding.model", "multilingual-e5-small")
+    assert home.model == "multilingual-e5-small"
+    with pytest.raises(RagbagError, match="rebuild"):
+        query.search("faucet", home=home)
+    meta = materialize_source(home, instance, "notes")
+    assert meta["chunks"]["chunked_documents"] == 4  # budget changed with the model: re-chunked
+    assert meta["embeddings"]["chunks_embedded"] == meta["chunks"]["chunks"]
+    assert meta["embeddings"]["model"] == "multilingual-e5-small"
+    # The multilingual model understands a Chinese paraphrase in vector mode.
+    hits = query.search("在黄山乘坐索道看云海", home=home, k=1, mode="vector")
+    assert os.path.basename(hits.iloc[0]["uri"]) == "huangshan.txt"
+    proc = cli("config", "set", "embedding.model", "no-such-model", check=False)
+    assert proc.returncode == 2 and "unknown embedding model" in proc.stderr
