@@ -209,6 +209,35 @@ def remove(name: str = typer.Argument(..., help="The source to remove.")) -> Non
     _console().print(f"removed source [bold]{name}[/]")
 
 
+@app.command("eval")
+def eval_cmd(
+    dataset: str = typer.Argument(..., help="A BEIR folder or a SQuAD-style .json file."),
+    mode: str = typer.Option("all", "--mode", help="keyword, vector, hybrid or all."),
+    model: Optional[str] = typer.Option(None, "--model", help="Embedding model (default: this home's)."),
+    home: Optional[str] = typer.Option(None, "--home", help="Keep the built index here and reuse it next time."),
+    max_queries: Optional[int] = typer.Option(None, "--max-queries", help="Score only the first N queries."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Score retrieval on a dataset: nDCG@10, Recall@10, Recall@100, MRR@10 per mode."""
+    from ragbag import evaluate, query
+
+    modes = list(query.MODES) if mode == "all" else [mode]
+    for m in modes:
+        if m not in query.MODES:
+            raise RagbagError(f"unknown mode {m!r}; use keyword, vector, hybrid or all")
+    result = evaluate.evaluate(dataset, modes, home=home, model=model or Home().model, max_queries=max_queries)
+    if as_json:
+        print(json.dumps(result, indent=2))
+        return
+    from rich.table import Table
+
+    table = Table("mode", *evaluate.MEASURES, "ms/query",
+                  title=f"{result['dataset']}: {result['documents']} docs, {result['queries']} queries, {result['model']}")
+    for m, r in result["modes"].items():
+        table.add_row(m, *(f"{r[x]:.4f}" for x in evaluate.MEASURES), f"{r['ms_per_query']:.1f}")
+    _console().print(table)
+
+
 config_app = typer.Typer(help="Per-home settings (config.yaml), e.g. the embedding model.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 

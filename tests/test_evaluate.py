@@ -1,0 +1,56 @@
+"""The evaluation harness: metrics against a hand-computed case, both dataset layouts, the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import cli_json, write
+from ragbag import evaluate
+
+
+def test_metrics_match_a_hand_computed_case():
+    ds = evaluate.Dataset("t", {}, {"q1": "x", "q2": "y"}, {"q1": {"a": 2, "b": 1}, "q2": {"c": 1}})
+    ranking = {"q1": {"b": 3.0, "x": 2.0, "a": 1.0}, "q2": {"x": 2.0, "y": 1.0}}
+    m = evaluate.score(ds, ranking)
+    # q1: DCG = 1/log2(2) + 2/log2(4) = 2; IDCG = 2/log2(2) + 1/log2(3) = 2.6309 (trec_eval gains)
+    assert m["nDCG@10"] == pytest.approx((2 / (2 + 1 / 1.5849625)) / 2, abs=1e-4)
+    assert m["RR@10"] == pytest.approx(0.5)
+    assert m["R@10"] == pytest.approx(0.5) and m["R@100"] == pytest.approx(0.5)
+
+
+def test_beir_with_and_without_header_and_squad(tmp_path):
+    corpus = "\n".join(json.dumps({"_id": i, "title": "", "text": t}) for i, t in [("1", "a"), ("2", "b")])
+    write(tmp_path / "b", {"corpus.jsonl": corpus, "queries.jsonl": json.dumps({"_id": "q", "text": "a"}),
+                           "qrels/test.tsv": "query-id\tcorpus-id\tscore\nq\t1\t2\nq\t2\t0\n"})
+    ds = evaluate.load(tmp_path / "b")
+    assert ds.qrels == {"q": {"1": 2, "2": 0}} and ds.queries == {"q": "a"}
+    (tmp_path / "b" / "qrels" / "test.tsv").write_text("q\t1\t1\n")
+    assert evaluate.load(tmp_path / "b").qrels == {"q": {"1": 1}}
+    squad = {"data": [{"title": "T", "paragraphs": [{"id": "P1", "context": "ctx", "qas": [{"id": "Q1", "question": "?"}]}]}]}
+    (tmp_path / "s.json").write_text(json.dumps(squad))
+    ds = evaluate.load(tmp_path / "s.json")
+    assert ds.corpus == {"P1": ("T", "ctx")} and ds.qrels == {"Q1": {"P1": 1}}
+
+
+def test_eval_cli_scores_a_small_dataset_through_the_pipeline(home, tmp_path):
+    docs = {
+        "d1": "The Eiffel Tower in Paris was completed in 1889 for the World's Fair.",
+        "d2": "Photosynthesis converts sunlight, water and carbon dioxide into glucose in plant leaves.",
+        "d3": "The Great Barrier Reef off Australia is the largest coral reef system on Earth.",
+        "d4": "Mount Kilimanjaro in Tanzania is the highest mountain in Africa.",
+    }
+    queries = {"q1": "when was the eiffel tower finished", "q2": "how do plants make sugar from light",
+               "q3": "biggest coral reef", "q4": "tallest peak on the African continent"}
+    write(tmp_path / "ds", {
+        "corpus.jsonl": "\n".join(json.dumps({"_id": k, "title": "", "text": v}) for k, v in docs.items()),
+        "queries.jsonl": "\n".join(json.dumps({"_id": k, "text": v}) for k, v in queries.items()),
+        "qrels/test.tsv": "".join(f"q{i}\td{i}\t1\n" for i in range(1, 5)),
+    })
+    result = cli_json("eval", str(tmp_path / "ds"), "--home", str(tmp_path / "evalhome"))
+    assert result["documents"] == 4 and result["queries"] == 4
+    assert result["modes"]["vector"]["nDCG@10"] == 1.0 and result["modes"]["hybrid"]["R@10"] == 1.0
+    assert 0 < result["modes"]["keyword"]["RR@10"] <= 1.0
+    again = cli_json("eval", str(tmp_path / "ds"), "--home", str(tmp_path / "evalhome"), "--mode", "hybrid")
+    assert again["chunks_embedded"] == 0 and list(again["modes"]) == ["hybrid"]
