@@ -141,6 +141,9 @@ def search(
     after: Optional[str] = typer.Option(None, "--after", help="Only records dated at/after (YYYY-MM-DD or 30d)."),
     before: Optional[str] = typer.Option(None, "--before", help="Only records dated before."),
     mode: str = typer.Option("hybrid", "--mode", help="hybrid, vector or keyword."),
+    min_score: Optional[float] = typer.Option(None, "--min-score", help="Drop hits scoring below this (the mode's score)."),
+    context: int = typer.Option(0, "--context", min=0, help="Merge N neighbouring chunks on each side into each hit."),
+    collapse: bool = typer.Option(True, "--collapse/--no-collapse", help="Collapse near-duplicate hits."),
     as_json: bool = typer.Option(False, "--json", help="Print hits as a JSON array."),
 ) -> None:
     """Search every built source (hybrid BM25 + vector by default)."""
@@ -151,7 +154,8 @@ def search(
     from ragbag import query as q
 
     hits = q.search(query, k=k, sources=source, connectors=connector, where=where,
-                    after=after, before=before, mode=mode)
+                    after=after, before=before, mode=mode, min_score=min_score, context=context,
+                    collapse=collapse)
     if as_json:
         print(json.dumps(hits.to_dict("records"), indent=2, default=str, ensure_ascii=False))
         return
@@ -322,6 +326,10 @@ def _human(n: int) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return str(n)
+
+
+from ragbag import cli_agents  # noqa: E402
+cli_agents.register(app)
 
 
 if __name__ == "__main__":

@@ -89,7 +89,7 @@ class Provider:
 
     @property
     def label(self) -> str:
-        return f"{self.name}:{self.model}" if self.model else self.name
+        return f"{self.name}:{self.model}" if self.model and self.model != self.name else self.name
 
 
 def check_model(model: str, names: list[str], provider: str) -> None:
