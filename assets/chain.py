@@ -6,13 +6,14 @@ for a ``graph`` asset is after ``embeddings``, beside ``bm25``.
 """
 
 
+import warnings
 from types import ModuleType
 from typing import Any, Callable
 
 import dagster as dg
 
 from assets.resources import RagbagHome
-from ragbag import stages
+from ragbag import checks, stages
 from ragbag.errors import RagbagError
 from ragbag.home import Home, Source
 from ragbag.store import Store
@@ -35,9 +36,19 @@ def connector_chain(connector: str, module: ModuleType) -> list[dg.AssetsDefinit
     partitions = partitions_for(connector)
 
     def make(stage: str, upstream: "str | None", run: Callable[[Store, Home, Source], dict], doc: str):
+        key = dg.AssetKey([connector, stage])
+        with warnings.catch_warnings():  # partitioned checks are a Dagster preview; we rely on them
+            warnings.simplefilter("ignore", dg.PreviewWarning)
+            specs = [
+                dg.AssetCheckSpec(fn.__name__, asset=key, blocking=True, partitions_def=partitions,
+                                  description=(fn.__doc__ or fn.__name__).strip().splitlines()[0])
+                for fn in checks.BY_STAGE[stage]
+            ]
+
         @dg.asset(
             name=stage,
             key_prefix=[connector],
+            check_specs=specs,
             partitions_def=partitions,
             deps=[dg.AssetKey([connector, upstream])] if upstream else None,
             group_name=connector,
@@ -55,7 +66,14 @@ def connector_chain(connector: str, module: ModuleType) -> list[dg.AssetsDefinit
                 raise dg.Failure(description=str(e)) from None
             for err in report.get("errors", []):
                 context.log.warning(f"{err['uri']}: {err['error']}")
-            return dg.MaterializeResult(metadata=_metadata(report))
+            store = Store(home.lance_dir)
+            results = []
+            for fn in checks.BY_STAGE[stage]:
+                c = fn(store, home, source)
+                results.append(dg.AssetCheckResult(
+                    check_name=c.name, passed=c.passed, description=c.description, metadata=c.metadata,
+                ))
+            return dg.MaterializeResult(metadata=_metadata(report), check_results=results)
 
         return _asset
 

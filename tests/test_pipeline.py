@@ -202,3 +202,40 @@ def test_switching_the_embedding_model_rebuilds_everything_with_it(built, home, 
     assert os.path.basename(hits.iloc[0]["uri"]) == "huangshan.txt"
     proc = cli("config", "set", "embedding.model", "no-such-model", check=False)
     assert proc.returncode == 2 and "unknown embedding model" in proc.stderr
+
+
+def test_asset_checks_pass_on_a_good_build_and_block_a_bad_one(built, home, instance, monkeypatch):
+    from ragbag import checks
+
+    _, meta = built
+    store = Store(home.lance_dir)
+    src = home.source("notes")
+    for stage_checks in checks.BY_STAGE.values():
+        for fn in stage_checks:
+            c = fn(store, home, src)
+            assert c.passed, (c.name, c.description)
+    # Corrupt the store behind the pipeline's back: an orphan vector and a chunk without one.
+    import pyarrow as pa
+
+    store.add("embeddings", pa.table({"chunk_id": ["ghost"], "source": ["notes"], "content_hash": ["x"],
+                                      "model": ["all-MiniLM-L6-v2"], "vector": [[0.0] * 384]}))
+    c = checks.embeddings_match_chunks(store, home, src)
+    assert not c.passed and c.metadata["orphans"] == 1
+    # Through Dagster: the failing blocking check stops the chain before publication.
+    import dagster as dg
+    import connectors
+    from assets.chain import RagbagHome, connector_chain
+
+    def embeddings_match_chunks(st, h, s):
+        return checks.Check("embeddings_match_chunks", False, "forced failure")
+
+    monkeypatch.setattr(checks, "BY_STAGE", {**checks.BY_STAGE, "embeddings": [embeddings_match_chunks]})
+    before = query.sources_status(home)["notes"]["built_at"]
+    built[0].joinpath("kitchen.md").write_text("# Changed\n\nA new faucet text.\n")
+    result = dg.materialize(connector_chain("files", connectors.get("files")), partition_key="notes",
+                            instance=instance, resources={"ragbag": RagbagHome(root=str(home.root))},
+                            raise_on_error=False)
+    assert not result.success
+    done = {ev.asset_key.path[-1] for ev in result.get_asset_materialization_events()}
+    assert "bm25" not in done
+    assert query.sources_status(home)["notes"]["built_at"] == before
