@@ -7,7 +7,7 @@ import dagster as dg
 import connectors
 from assets.chain import RagbagHome, connector_chain, job_name, partitions_for
 from pipelines.schedules import connector_schedule, override_sensor
-from pipelines.sensors import sources_sensor
+from pipelines.sensors import change_sensor, sources_sensor
 
 
 def build_definitions() -> dg.Definitions:
@@ -25,7 +25,7 @@ def build_definitions() -> dg.Definitions:
     )
     return dg.Definitions(
         assets=assets, jobs=jobs, schedules=schedules,
-        sensors=[sources_sensor, override_sensor(jobs), automation],
+        sensors=[sources_sensor, change_sensor(jobs), override_sensor(jobs), automation],
         resources={"ragbag": RagbagHome()},
     )
 

@@ -1,11 +1,15 @@
-"""Keep each connector's partitions in step with sources.yaml, and build new sources."""
+"""Sensors: partitions in step with sources.yaml (building new sources), and refreshes of
+sources whose files changed."""
 
+
+import json
 
 import dagster as dg
 
 import connectors
 from assets.chain import job_name, partitions_for
 from assets.resources import RagbagHome
+from ragbag.changes import tree_fingerprint
 
 
 @dg.sensor(
@@ -28,3 +32,29 @@ def sources_sensor(context: dg.SensorEvaluationContext, ragbag: RagbagHome) -> d
         if gone:
             requests.append(pdef.build_delete_request(gone))
     return dg.SensorResult(run_requests=runs, dynamic_partitions_requests=requests)
+
+
+def change_sensor(jobs: list) -> dg.SensorDefinition:
+    """Refresh a source when the files under its path change (sizes, mtimes, names)."""
+
+    @dg.sensor(
+        name="ragbag_file_changes", jobs=jobs, minimum_interval_seconds=60,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Requests a refresh of just the partition whose files changed on disk.",
+    )
+    def _changes(context: dg.SensorEvaluationContext, ragbag: RagbagHome) -> dg.SensorResult:
+        seen = json.loads(context.cursor) if context.cursor else {}
+        now, runs = {}, []
+        for name, src in sorted(ragbag.home().sources().items()):
+            if not src.path:
+                continue  # default places: the connector's schedule refreshes it
+            fp = tree_fingerprint(src.path)
+            if fp is None:
+                continue
+            now[name] = fp
+            if name in seen and seen[name] != fp:
+                runs.append(dg.RunRequest(job_name=job_name(src.connector), partition_key=name,
+                                          run_key=f"{name}@{fp}"))
+        return dg.SensorResult(run_requests=runs, cursor=json.dumps(now))
+
+    return _changes

@@ -66,3 +66,36 @@ def test_cli_add_takes_a_schedule_and_rejects_a_bad_one(home, tmp_path):
     assert home.source("notes").options == {"schedule": "30 6 * * 1"}
     proc = cli("add", "files", "other", str(tmp_path), "--schedule", "every day", check=False)
     assert proc.returncode == 2 and "not a valid cron" in proc.stderr
+
+
+def test_change_sensor_refreshes_only_the_changed_source(home, tmp_path, instance):
+    import json
+    import os
+
+    from dagster._core.definitions.partitions.context import partition_loading_context
+
+    a = tmp_path / "a"
+    b = tmp_path / "b"
+    for d in (a, b):
+        d.mkdir()
+        (d / "x.md").write_text("# x\n")
+    home.add_source("a", "files", str(a), known=KNOWN)
+    home.add_source("b", "files", str(b), known=KNOWN)
+    _partitions(instance, "files", "a", "b")
+    sensor = defs.resolve_sensor_def("ragbag_file_changes")
+
+    def tick(cursor):
+        ctx = dg.build_sensor_context(instance=instance, cursor=cursor, resources=_resources(home),
+                                      repository_def=defs.get_repository_def())
+        with partition_loading_context(dynamic_partitions_store=instance):
+            return sensor.evaluate_tick(ctx)
+
+    first = tick(None)
+    assert first.run_requests == [] and set(json.loads(first.cursor)) == {"a", "b"}
+    assert tick(first.cursor).run_requests == []
+    (b / "y.md").write_text("# y\n")
+    os.utime(a / "x.md")  # same size; only the mtime moves
+    third = tick(first.cursor)
+    assert sorted(r.partition_key for r in third.run_requests) == ["a", "b"]
+    (b / "y.md").write_text("# y, edited\n")
+    assert [r.partition_key for r in tick(third.cursor).run_requests] == ["b"]
