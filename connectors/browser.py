@@ -1,0 +1,433 @@
+"""Browser history: one document per visited page per browser profile.
+
+Formats: Chromium-family ``History`` databases (Chrome, Chromium, Brave, Edge, Vivaldi, Opera:
+tables ``urls`` + ``visits``, times in µs since 1601-01-01 UTC) and Firefox-family
+``places.sqlite`` (``moz_places`` + ``moz_historyvisits``, times in µs since 1970-01-01 UTC).
+A path may be one database file (recognised by its tables, whatever its name) or a folder, in
+which every file named ``History`` or ``places.sqlite`` is read (cache folders pruned); no path
+means the browsers' default profile folders on Linux (incl. snap/flatpak) and macOS.
+
+A document is a page (URL) of one profile: native id ``browser/profile/url``; text = title, URL
+(percent-escapes decoded), domain and the visit facts (count, first and last visit date), plus
+Firefox's page description when it kept one; the page content itself is not in the history.
+``created_at`` = first visit, ``updated_at`` = last visit. Metadata: ``url``, ``domain``
+(host without ``www.``), ``title``, ``visit_count``, ``first_visit``, ``last_visit`` (ISO UTC
+strings), ``browser``, ``profile`` (the profile folder's name). The browser is told by the path
+(``google-chrome``, ``BraveSoftware``, ``Microsoft Edge``, ``.mozilla``...), else by the schema
+(``chromium`` / ``firefox``).
+
+Traps handled:
+- browsers keep these databases open, Chrome with an exclusive lock, Firefox in WAL mode:
+  :func:`snapshot` opens them ``immutable`` (no lock, nothing written) or, when a ``-wal`` or a
+  non-empty ``-journal`` sits beside them (recent rows live there and an immutable open would
+  miss them or see half a transaction), reads a private temporary copy of both;
+- noise is left out: every scheme but ``http``/``https`` (``chrome://``, ``edge://``,
+  ``about:``, ``file:``, ``data:``, ``blob:``, ``javascript:``, ``view-source:``, extension
+  pages, Firefox ``place:`` queries), rows the browser hides itself (``hidden = 1``: subframes,
+  redirect sources, embeds) and places never visited (Firefox bookmarks-only rows);
+- a garbage file (or a SQLite file of another app) is a ReadError for it; in a damaged
+  database each damaged stretch of the URL table is one ReadError (``<file>#<first lost id>``)
+  and reading resumes at the next readable row (a damaged visits table: pages keep the URL
+  table's own count and last visit); an undecodable URL or title is a ReadError for its row;
+  when no history file at all can be read the build fails (RagbagError) rather than dropping
+  the indexed pages.
+
+Incremental: the cursor keeps, per history file, the newest visit time, the highest visit id
+and the visit count (one written by another ``VERSION`` of the rendering is ignored). A refresh
+aggregates only the visits of URLs visited past either mark (a revisit changes visit_count and
+last_visit, so revisited old URLs are re-read too), then makes one pass over the URL table (id,
+url, title: ~0.1 s for 20k URLs) that builds those pages and vouches for every other URL still
+there with ``Seen``. Neither format keeps a log of deletions: a URL row that is gone is simply
+not vouched for, which is how "clear history" propagates. When fewer old visits remain than the
+cursor counted (part of the history was cleared, or Chrome expired visits older than 90 days)
+the file is read in full, so counts and first visits stay right. A damaged file keeps no cursor
+(read in full next time). Left out: a title that changes without a new visit (browsers retitle
+on a visit), per-visit documents, downloads, search terms, bookmarks, Safari (``History.db``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import tempfile
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Iterator, NamedTuple
+from urllib.parse import quote, unquote, urlsplit
+
+from connectors.files import Unreadable
+from ragbag.chunking import TokenCounter, prose_spans
+from ragbag.documents import Cursor, Document, ReadError, Seen, Span
+from ragbag.errors import RagbagError
+
+NAME = "browser"
+SCHEDULE = "0 * * * *"
+FILE_NAMES = ("History", "places.sqlite")
+SCHEMES = ("http", "https")
+SQLITE_MAGIC = b"SQLite format 3\x00"
+VERSION = 1  # of the documents' rendering: a cursor of another version reads everything again
+# Profile subfolders that hold thousands of cache files and never a history database.
+_PRUNE = {"Cache", "Code Cache", "GPUCache", "Service Worker", "IndexedDB", "File System",
+          "Local Storage", "Session Storage", "Extensions", "blob_storage", "WebStorage",
+          "ShaderCache", "GrShaderCache", "GraphiteDawnCache", "Crashpad", "cache2", "storage",
+          "startupCache", "crashes", "minidumps", "datareporting", "thumbnails"}
+# Folder names that name the browser (lower-cased; "-beta", "-dev"... suffixes allowed), the
+# one nearest to the file wins.
+_BROWSER_DIRS = {
+    "google-chrome": "chrome", "chrome": "chrome", "com.google.chrome": "chrome",
+    "chromium": "chromium", "org.chromium.chromium": "chromium", "brave-browser": "brave",
+    "bravesoftware": "brave", "com.brave.browser": "brave", "microsoft-edge": "edge",
+    "microsoft edge": "edge", "vivaldi": "vivaldi", "opera": "opera",
+    "com.operasoftware.opera": "opera", "firefox": "firefox", ".mozilla": "firefox",
+    "org.mozilla.firefox": "firefox", "librewolf": "librewolf", ".librewolf": "librewolf",
+    "waterfox": "waterfox",
+}  # fmt: skip
+_FAMILY = {"chrome": "chromium", "chromium": "chromium", "brave": "chromium", "edge": "chromium",
+           "vivaldi": "chromium", "opera": "chromium", "firefox": "firefox",
+           "librewolf": "firefox", "waterfox": "firefox"}
+_LABELS = {"chrome": "Chrome", "chromium": "Chromium", "brave": "Brave", "edge": "Edge",
+           "vivaldi": "Vivaldi", "opera": "Opera", "firefox": "Firefox", "librewolf": "LibreWolf",
+           "waterfox": "Waterfox"}
+_CHROMIUM_ROOTS = (
+    ".config/google-chrome", ".config/chromium", ".config/BraveSoftware/Brave-Browser",
+    ".config/microsoft-edge", ".config/vivaldi", "snap/chromium/common/chromium",
+    ".var/app/com.google.Chrome/config/google-chrome",
+    ".var/app/org.chromium.Chromium/config/chromium",
+    ".var/app/com.brave.Browser/config/BraveSoftware/Brave-Browser",
+    "Library/Application Support/Google/Chrome", "Library/Application Support/Chromium",
+    "Library/Application Support/BraveSoftware/Brave-Browser",
+    "Library/Application Support/Microsoft Edge", "Library/Application Support/Vivaldi",
+)
+_FIREFOX_ROOTS = (
+    ".mozilla/firefox", "snap/firefox/common/.mozilla/firefox",
+    ".var/app/org.mozilla.firefox/.mozilla/firefox", "Library/Application Support/Firefox/Profiles",
+)
+_EPOCHS = {"chromium": datetime(1601, 1, 1, tzinfo=timezone.utc),
+           "firefox": datetime(1970, 1, 1, tzinfo=timezone.utc)}
+
+
+class _Schema(NamedTuple):
+    """The table and column names of one history format."""
+
+    urls: str
+    visits: str
+    visit_url: str  # the visit's URL id column
+    visit_time: str
+    last: str  # the URL's last visit time column
+
+
+_SCHEMAS = {
+    "chromium": _Schema("urls", "visits", "url", "visit_time", "last_visit_time"),
+    "firefox": _Schema("moz_places", "moz_historyvisits", "place_id", "visit_date",
+                       "last_visit_date"),
+}
+
+
+def discover() -> tuple[list[Path], list[str]]:
+    """Every profile's history database in the default places (``$HOME`` honoured)."""
+    home = Path.home()
+    found, looked = [], []
+    for roots, name in ((_CHROMIUM_ROOTS, "History"), (_FIREFOX_ROOTS, "places.sqlite")):
+        for rel in roots:
+            root = home / rel
+            looked.append(str(root / "*" / name))
+            if root.is_dir():
+                found += sorted(p for p in root.glob(f"*/{name}") if p.is_file())
+    return found, looked
+
+
+def read(path: Path | None, source: str, cursor: dict | None = None
+         ) -> Iterator[Document | ReadError | Seen | Cursor]:
+    """Every visited page of every history database under ``path`` (see the module doc)."""
+    errors: list[ReadError] = []
+    if path is None:
+        files, looked = discover()
+        if not files:
+            raise RagbagError(f"no browser history found; looked in: {', '.join(looked)}")
+    else:
+        path = Path(path)
+        if path.is_file():
+            files = [path]
+        elif path.is_dir():
+            files = _walk(path, errors)
+            if not files and not errors:
+                raise RagbagError(f"no browser history (History or places.sqlite) under {path}")
+        else:
+            raise RagbagError(f"path does not exist: {path}")
+    previous = (cursor or {}).get("files", {})
+    state: dict[str, dict] = {}
+    readable = 0
+    for file in files:
+        key = str(file.absolute())
+        try:
+            with snapshot(file) as conn:
+                yield from _read_history(conn, file, source, previous.get(key), state, key)
+            readable += 1
+        except Unreadable as exc:
+            errors.append(ReadError(key, str(exc)))
+        except sqlite3.Error as exc:
+            errors.append(ReadError(key, f"damaged database: {_one_line(exc)}"))
+        except OSError as exc:
+            errors.append(ReadError(key, f"unreadable: {exc.strerror or exc}"))
+    if not readable and errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise RagbagError(f"{errors[0].uri}: {errors[0].error}{more}")
+    yield from errors
+    yield Cursor({"files": state})
+
+
+def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
+    """A page's text is a few lines: prose chunking keeps it whole, splitting only a giant URL."""
+    return prose_spans(doc.text, count, max_tokens)
+
+
+@contextmanager
+def snapshot(path: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only view of an application's live SQLite database that never touches its files.
+
+    Without a side file the database is opened ``mode=ro&immutable=1``: no lock is taken (a
+    browser's exclusive lock cannot block it) and no ``-shm``/``-journal`` is created. An
+    immutable open ignores the WAL, though, and would read half a transaction where a hot
+    rollback journal exists, so with a ``-wal`` or a non-empty ``-journal`` the database and its
+    side file are copied into a private temporary folder (retried while they change under the
+    copy) and the copy is opened: SQLite replays the WAL or rolls the journal back there.
+    Raises :class:`Unreadable` for a file that is not a SQLite database at all.
+    """
+    with open(path, "rb") as f:
+        if f.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
+            raise Unreadable("not a SQLite database")
+    sides = [s for s in ("-wal", "-journal") if _size(_side(path, s)) > 0]
+    if not sides:
+        conn = sqlite3.connect(f"file:{quote(str(path.absolute()))}?mode=ro&immutable=1", uri=True)
+        try:
+            yield conn
+        finally:
+            conn.close()
+        return
+    with tempfile.TemporaryDirectory(prefix="ragbag-sqlite-") as tmp:
+        copy = Path(tmp) / "copy.db"
+        _copy_settled(path, sides, copy)
+        conn = sqlite3.connect(copy)
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+
+def _side(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _copy_settled(path: Path, sides: list[str], copy: Path, tries: int = 5) -> None:
+    """Copy the database and its side files until no copy saw them change (a write racing the
+    copy would pair a database and a WAL from different moments); the last try stands."""
+    def stamps() -> list[tuple[int, int] | None]:
+        out = []
+        for s in ["", *sides]:
+            try:
+                st = _side(path, s).stat()
+                out.append((st.st_size, st.st_mtime_ns))
+            except FileNotFoundError:
+                out.append(None)
+        return out
+
+    for _ in range(tries):
+        before = stamps()
+        shutil.copyfile(path, copy)
+        for s in sides:
+            try:
+                shutil.copyfile(_side(path, s), _side(copy, s))
+            except FileNotFoundError:  # checkpointed and removed meanwhile: the main file has it
+                _side(copy, s).unlink(missing_ok=True)
+        if stamps() == before:
+            return
+
+
+def _walk(root: Path, errors: list[ReadError]) -> list[Path]:
+    """History databases under ``root`` (hidden folders included: ``.mozilla``, ``.config``)."""
+    def failed(exc: OSError) -> None:
+        errors.append(ReadError(str(Path(exc.filename).absolute()), f"unreadable: {exc.strerror}"))
+
+    found = []
+    for folder, dirs, names in os.walk(root, onerror=failed):
+        dirs[:] = sorted(d for d in dirs if d not in _PRUNE)
+        found += [Path(folder, n) for n in names if n in FILE_NAMES]
+    return sorted(found)
+
+
+def _kind(conn: sqlite3.Connection) -> str:
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    for kind, schema in _SCHEMAS.items():
+        if {schema.urls, schema.visits} <= tables:
+            return kind
+    raise Unreadable("not a browser history database (no urls/visits or moz_places tables)")
+
+
+def browser_for(path: Path, kind: str) -> str:
+    """The browser named by the nearest path component that names one, if it fits the schema."""
+    for part in reversed(path.absolute().parts[:-1]):
+        low = part.lower()
+        browser = _BROWSER_DIRS.get(low) or _BROWSER_DIRS.get(low.rsplit("-", 1)[0])
+        if browser and _FAMILY[browser] == kind:
+            return browser
+    return kind
+
+
+def _read_history(conn: sqlite3.Connection, file: Path, source: str, previous: dict | None,
+                  state: dict[str, dict], key: str) -> Iterator[Document | ReadError | Seen]:
+    """One database: visit facts first (all of them, or those of URLs visited past the cursor),
+    then one pass over the URL table that builds those pages and vouches for the rest."""
+    kind = _kind(conn)
+    s = _SCHEMAS[kind]
+    browser, profile = browser_for(file, kind), file.absolute().parent.name
+    columns = {r[1] for r in conn.execute(f"PRAGMA table_info({s.urls})")}
+    desc = "u.description" if "description" in columns else "NULL"
+    damaged = False
+    stats: dict[int, tuple[int, int, int]] = {}  # url id -> (visits, first, last)
+    since = None
+    try:
+        mark = conn.execute(f"SELECT COALESCE(MAX({s.visit_time}), 0), COALESCE(MAX(id), 0),"
+                            f" COUNT(*) FROM {s.visits}").fetchone()
+        if previous and previous.get("kind") == kind and previous.get("version") == VERSION:
+            kept = conn.execute(f"SELECT COUNT(*) FROM {s.visits} WHERE {s.visit_time} <= ?"
+                                f" AND id <= ?", (previous["time"], previous["id"])).fetchone()[0]
+            if kept == previous["visits"]:  # no old visit went away: only newer ones matter
+                since = (previous["time"], previous["id"])
+        changed = "" if since is None else (
+            f" WHERE {s.visit_url} IN (SELECT {s.visit_url} FROM {s.visits}"
+            f" WHERE {s.visit_time} > ? OR id > ?)")
+        for uid, n, first, last in conn.execute(
+                f"SELECT {s.visit_url}, COUNT(*), MIN({s.visit_time}), MAX({s.visit_time})"
+                f" FROM {s.visits}{changed} GROUP BY {s.visit_url}", since or ()):
+            stats[uid] = (n, first, last)
+    except sqlite3.DatabaseError as exc:  # pages are still read, with the URL table's facts
+        damaged, since, stats = True, None, {}
+        yield ReadError(key, f"damaged visits table: {_one_line(exc)}")
+    conn.text_factory = bytes  # decode per row: one bad value must not stop the file
+    sql = (f"SELECT u.id, u.url, u.title, u.visit_count, u.{s.last}, {desc} FROM {s.urls} u"
+           f" WHERE u.hidden = 0 AND COALESCE(u.{s.last}, 0) > 0 AND u.id > ? ORDER BY u.id")
+    for row in _scan(conn, sql, key):
+        if isinstance(row, ReadError):
+            damaged = True
+            yield row
+        elif since is None or row[0] in stats:
+            item = _page(row, stats.get(row[0]), key, source, kind, browser, profile)
+            if item is not None:
+                yield item
+        elif (url := _text(row[1])) and _wanted(url) and _text(row[2]) is not None:
+            yield Seen(f"{browser}/{profile}/{url}")  # deletions leave no trace but a missing row
+    if not damaged:  # a damaged file is read in full again next time
+        state[key] = {"version": VERSION, "kind": kind, "time": mark[0], "id": mark[1],
+                      "visits": mark[2]}
+
+
+def _scan(conn: sqlite3.Connection, sql: str, uri: str, probes: int = 40
+          ) -> Iterator[tuple | ReadError]:
+    """The rows of ``sql`` (id first, ``id > ?`` as its one parameter, in id order), stepping
+    over damaged stretches of the table: each is one ReadError naming the first lost id, and
+    reading resumes at the first id past it (probed at growing distances) that reads again."""
+    after = 0
+    while True:
+        try:
+            for row in conn.execute(sql, (after,)):
+                after = row[0]
+                yield row
+            return
+        except sqlite3.DatabaseError as exc:
+            yield ReadError(f"{uri}#{after + 1}", f"damaged database from row {after + 1} on,"
+                            f" skipped to the next readable row: {_one_line(exc)}")
+        for k in range(probes):
+            try:
+                found = conn.execute(sql, (after + 2**k,)).fetchone()
+            except sqlite3.DatabaseError:
+                continue
+            if found is None:
+                return
+            after = found[0] - 1
+            break
+        else:
+            return
+
+
+def _page(row: tuple, stats: tuple | None, file: str, source: str, kind: str, browser: str,
+          profile: str) -> Document | ReadError | None:
+    uid, raw_url, raw_title, visit_count, last, raw_desc = row
+    n_visits, first_v, last_v = stats or (0, None, None)
+    url, title, desc = _text(raw_url), _text(raw_title), _text(raw_desc)
+    if url is None:
+        return ReadError(f"{file}#{uid}", "undecodable URL (not UTF-8)")
+    if not _wanted(url):
+        return None
+    if title is None or desc is None:
+        return ReadError(f"{file}#{uid}", f"undecodable {'title' if title is None else 'description'} of {url}")
+    epoch = _EPOCHS[kind]
+    last_at = _time(max(last or 0, last_v or 0), epoch)
+    first_at = _time(first_v, epoch) or last_at
+    if last_at is None:
+        return None
+    title, desc = " ".join(title.split()), desc.strip()
+    domain = _domain(url)
+    count = int(visit_count or 0) or int(n_visits or 0)
+    label = _LABELS.get(browser, browser)
+    readable = " ".join(unquote(url, errors="replace").split())
+    facts = (f"{domain}: visited {count} time{'s' if count != 1 else ''} in {label}"
+             f" ({profile} profile), first on {first_at:%Y-%m-%d}, last on {last_at:%Y-%m-%d}.")
+    text = "\n".join(p for p in (title, readable, facts, desc) if p) + "\n"
+    return Document(
+        source=source, connector=NAME, native_id=f"{browser}/{profile}/{url}", uri=url,
+        title=title or readable, text=text, created_at=first_at, updated_at=last_at,
+        metadata={
+            "url": url, "domain": domain, "title": title, "visit_count": count,
+            "first_visit": first_at.isoformat(), "last_visit": last_at.isoformat(),
+            "browser": browser, "profile": profile,
+        },
+    )
+
+
+def _text(value) -> str | None:
+    """A TEXT column read as bytes: '' for NULL, None when it is not UTF-8."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return str(value)
+    try:
+        return bytes(value).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _wanted(url: str) -> bool:
+    scheme, sep, _ = url.partition(":")
+    return bool(sep) and scheme.lower() in SCHEMES
+
+
+def _domain(url: str) -> str:
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        host = ""
+    return host[4:] if host.startswith("www.") else host
+
+
+def _time(value, epoch: datetime) -> datetime | None:
+    if not value or value <= 0:
+        return None
+    try:
+        return epoch + timedelta(microseconds=int(value))
+    except OverflowError:
+        return None
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__

@@ -1,0 +1,440 @@
+"""Messages (iMessage, SMS, RCS) from macOS ``chat.db``, as conversation windows.
+
+Format: the Messages app's SQLite database (``~/Library/Messages/chat.db``): ``message``,
+``handle``, ``chat``, ``chat_message_join``, ``chat_handle_join``. A path may be one database
+(recognised by its tables, whatever its name) or a folder, in which every ``chat.db`` is read.
+
+A document is a window of one chat: its messages in time order, cut where more than an hour
+passes between two messages or where the window reaches 100 messages or ~16 KB of message data
+(a size known from column lengths, so windows are cut the same way whether or not their text is
+read). Each message is a line ``2024-05-01 14:03 alice@example.com: text`` (times UTC, ``Me``
+for the owner's own messages, continuation lines indented), and chunks are whole messages packed
+to the token budget. Native id = chat guid + ``/`` + guid of the window's first message.
+``created_at``/``updated_at`` = first/last message. Metadata: ``chat`` (group name, else the
+participants, else the chat identifier), ``chat_guid``, ``chat_identifier``, ``display_name``,
+``participants`` (handle ids), ``sender`` (list: who wrote in this window, ``Me`` included),
+``is_from_me`` (the owner wrote in it), ``is_group``, ``service`` (iMessage/SMS/RCS),
+``date`` (UTC day of the first message, ``YYYY-MM-DD``), ``messages`` (lines in the window);
+each chunk overrides ``sender``/``is_from_me`` with its own messages' (as the wechat connector).
+
+Traps handled:
+- ``message.date`` is nanoseconds since 2001-01-01 UTC (seconds in databases from before macOS
+  10.13; told apart by magnitude);
+- on current macOS ``text`` is often NULL and the body lives only in ``attributedBody``, an
+  NSAttributedString archived as an NeXT/Apple typedstream: :func:`attributed_text` finds the
+  NSString in it and reads its length-prefixed UTF-8 bytes (one byte, or 0x81 + 2 or 0x82 + 4
+  bytes little-endian); a blob that is not such a stream is a ReadError for that message
+  (``<file>#<ROWID>``) and the rest of its window is still read. U+FFFC attachment placeholders
+  are dropped;
+- tapbacks and reactions (``associated_message_type`` 2000–3007) and system rows (``item_type``
+  other than 0: renames, members joining) are not content and are skipped;
+- Messages keeps chat.db open in WAL mode: it is read through :func:`connectors.browser.snapshot`
+  (a private copy of the database and its ``-wal`` when one exists, else an immutable read-only
+  open), never written; without Full Disk Access macOS refuses the read, which is reported so;
+- a file that is not SQLite, or SQLite without the Messages tables, is a ReadError for it; in a
+  damaged database each message whose row cannot be read is a ReadError (``<file>#<ROWID>``)
+  and every other message is still read; when no database at all can be read the build fails
+  (RagbagError) rather than dropping the indexed windows.
+
+Incremental: every refresh scans only the message metadata (ROWID, guid, date, edit/retract
+dates, column lengths: no text fetched, no blob decoded) and cuts every chat into its windows;
+the cursor keeps one 16-hex fingerprint per window (its chat's name and members and its
+messages' ids, dates and sizes; a cursor of another ``VERSION`` is ignored). A window whose
+fingerprint is known yields ``Seen``; only new or changed windows are read, and a damaged file
+keeps no cursor. This rather than a max-ROWID cursor, because it also sees messages that
+arrive with old dates (iCloud backfill), deleted messages and chats, edits and
+unsends (``date_edited``/``date_retracted`` on macOS 13+) and group renames; a new message just
+re-reads the chat's last window. Left out: attachments (only their text placeholder existed),
+contact names (in the AddressBook database, not chat.db: speakers are phone numbers/e-mails),
+edit history (``message_summary_info``; a window shows the current text), stickers and app
+balloons' payloads, messages without a date.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from functools import cached_property
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Iterator
+
+from connectors.browser import snapshot
+from connectors.files import Unreadable
+from ragbag.chunking import TokenCounter, pack
+from ragbag.documents import Cursor, Document, ReadError, Seen, Span, stable_hash
+from ragbag.errors import RagbagError
+
+NAME = "imessage"
+SCHEDULE = "30 * * * *"
+FILE_NAME = "chat.db"
+GAP = timedelta(hours=1)
+MAX_WINDOW_MESSAGES = 100
+MAX_WINDOW_BYTES = 16_000
+TAPBACKS = (2000, 3007)
+ME = "Me"
+VERSION = 1  # of the windows' cutting and rendering: another version's cursor reads everything
+APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=timezone.utc)
+_NS_THRESHOLD = 10**12  # seconds since 2001 stay far below this until the year 33000
+_STREAM_HEADER = b"\x04\x0bstreamtyped"
+_STRING_TYPE = b"\x84\x01+"  # a new type string "+": the NSString's bytes follow
+_PLACEHOLDER = "\ufffc"  # attachment stand-in inside message text
+_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d (.*?): ", re.M)  # a message's first line
+_BATCH = 500
+
+
+def discover() -> tuple[list[Path], list[str]]:
+    """The Messages database of the current user (``$HOME`` honoured)."""
+    path = Path.home() / "Library" / "Messages" / FILE_NAME
+    return ([path] if path.is_file() else []), [str(path)]
+
+
+def read(path: Path | None, source: str, cursor: dict | None = None
+         ) -> Iterator[Document | ReadError | Seen | Cursor]:
+    """Every conversation window of every chat.db under ``path`` (see the module doc)."""
+    errors: list[ReadError] = []
+    if path is None:
+        files, looked = discover()
+        if not files:
+            raise RagbagError(f"no Messages database found; looked in: {', '.join(looked)}")
+    else:
+        path = Path(path)
+        if path.is_file():
+            files = [path]
+        elif path.is_dir():
+            files = _walk(path, errors)
+            if not files and not errors:
+                raise RagbagError(f"no Messages database ({FILE_NAME}) under {path}")
+        else:
+            raise RagbagError(f"path does not exist: {path}")
+    previous = (cursor or {}).get("files", {})
+    state: dict[str, dict] = {}
+    readable = 0
+    for file in files:
+        key = str(file.absolute())
+        try:
+            with snapshot(file) as conn:
+                yield from _read_db(conn, file, source, previous.get(key), state, key)
+            readable += 1
+        except Unreadable as exc:
+            errors.append(ReadError(key, str(exc)))
+        except sqlite3.Error as exc:
+            errors.append(ReadError(key, f"damaged database: {_one_line(exc)}"))
+        except PermissionError:
+            errors.append(ReadError(key, "permission denied (on macOS, give the app running"
+                                         " ragbag Full Disk Access in System Settings)"))
+        except OSError as exc:
+            errors.append(ReadError(key, f"unreadable: {exc.strerror or exc}"))
+    if not readable and errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise RagbagError(f"{errors[0].uri}: {errors[0].error}{more}")
+    yield from errors
+    yield Cursor({"files": state})
+
+
+def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
+    """Whole messages packed up to the budget (only a message longer than the budget is cut);
+    each chunk's metadata names its own ``sender`` list and ``is_from_me``."""
+    text = doc.text
+    heads = [(m.start(), m.group(1)) for m in _LINE.finditer(text)]
+    bounds = [s for s, _ in heads] + [len(text)]
+    pieces = [(s, e) for s, e in zip(bounds, bounds[1:]) if text[s:e].strip()]
+    if not heads and text.strip():
+        pieces = [(0, len(text))]
+    out = []
+    for span in pack(text, pieces, count, max_tokens):
+        s, e = span.start, span.end
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if s < e:
+            senders = list(dict.fromkeys(n for (hs, n), he in zip(heads, bounds[1:]) if hs < e and he > s))
+            out.append(Span(s, e, {"sender": senders, "is_from_me": ME in senders}))
+    return out
+
+
+def attributed_text(blob: bytes) -> str:
+    """The plain text of an ``attributedBody``: an NSAttributedString in typedstream form.
+
+    The stream starts ``04 0B "streamtyped"``; the attributed string's class chain is followed
+    by its string object, whose chain ends in ``NSString`` (directly, or via NSMutableString),
+    then the type tag ``84 01 2B`` ("+") and the UTF-8 bytes with their length: one byte below
+    0x80, else 0x81 + 2 bytes or 0x82 + 4 bytes, little-endian. Raises :class:`Unreadable`.
+    """
+    blob = bytes(blob)
+    if not blob.startswith(_STREAM_HEADER):
+        raise Unreadable("attributedBody is not a typedstream")
+    at = blob.find(b"NSString", len(_STREAM_HEADER))
+    if at < 0:
+        raise Unreadable("attributedBody holds no NSString")
+    tag = blob.find(_STRING_TYPE, at + 8, at + 8 + 32)  # past the class version and superclass
+    if tag < 0:
+        raise Unreadable("attributedBody's NSString has no byte string")
+    pos = tag + len(_STRING_TYPE)
+    if pos >= len(blob):
+        raise Unreadable("attributedBody ends before its text")
+    lead = blob[pos]
+    if lead < 0x80:
+        length, pos = lead, pos + 1
+    elif lead in (0x81, 0x82):
+        width = 2 if lead == 0x81 else 4
+        if pos + 1 + width > len(blob):
+            raise Unreadable("attributedBody ends inside a length")
+        length, pos = int.from_bytes(blob[pos + 1 : pos + 1 + width], "little"), pos + 1 + width
+    else:
+        raise Unreadable(f"attributedBody has an unknown length tag 0x{lead:02x}")
+    if pos + length > len(blob):
+        raise Unreadable(f"attributedBody truncated: text of {length} bytes, {len(blob) - pos} left")
+    try:
+        return blob[pos : pos + length].decode("utf-8")
+    except UnicodeDecodeError:
+        raise Unreadable("attributedBody text is not UTF-8") from None
+
+
+def apple_time(value) -> datetime | None:
+    """A Messages date: ns since 2001-01-01 UTC (s in databases before macOS 10.13)."""
+    if not value or value <= 0:
+        return None
+    try:
+        if value >= _NS_THRESHOLD:
+            return APPLE_EPOCH + timedelta(microseconds=value // 1000)
+        return APPLE_EPOCH + timedelta(seconds=value)
+    except OverflowError:
+        return None
+
+
+@dataclass
+class _Chat:
+    rowid: int
+    guid: str
+    identifier: str
+    display_name: str
+    service: str
+    style: int | None
+    participants: list[str] = field(default_factory=list)
+
+    @property
+    def is_group(self) -> bool:
+        return self.style == 43 if self.style in (43, 45) else len(self.participants) > 1
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """What every window of this chat shows of the chat itself."""
+        return stable_hash(self.display_name, self.identifier, self.service, *self.participants)
+
+    @property
+    def label(self) -> str:
+        if self.display_name:
+            return self.display_name
+        if self.is_group and self.participants:
+            return ", ".join(self.participants)
+        return self.identifier or ", ".join(self.participants) or self.guid
+
+
+@dataclass
+class _Window:
+    chat: _Chat
+    rows: list[tuple]  # (ROWID, guid, date, size, fingerprint part)
+
+    @property
+    def native_id(self) -> str:
+        return f"{self.chat.guid}/{self.rows[0][1]}"
+
+    def fingerprint(self) -> str:
+        return stable_hash(self.native_id, self.chat.fingerprint, *(r[4] for r in self.rows), length=16)
+
+
+def _walk(root: Path, errors: list[ReadError]) -> list[Path]:
+    def failed(exc: OSError) -> None:
+        errors.append(ReadError(str(Path(exc.filename).absolute()), f"unreadable: {exc.strerror}"))
+
+    found = []
+    for folder, dirs, names in os.walk(root, onerror=failed):
+        dirs.sort()
+        found += [Path(folder, n) for n in names if n == FILE_NAME]
+    return sorted(found)
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _read_db(conn: sqlite3.Connection, file: Path, source: str, previous: dict | None,
+             state: dict[str, dict], key: str) -> Iterator[Document | ReadError | Seen]:
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not {"message", "chat", "chat_message_join", "handle"} <= tables:
+        raise Unreadable("not a Messages chat.db (no message/chat/handle tables)")
+    uri = str(file.absolute())
+    chats = _chats(conn, "chat_handle_join" in tables)
+    known = set(previous["windows"]) if previous and previous.get("version") == VERSION else set()
+    fingerprints: list[str] = []
+    todo: list[_Window] = []
+    max_rowid, lost = 0, []
+    for window in _windows(conn, chats, uri, lost):
+        fp = window.fingerprint()
+        fingerprints.append(fp)
+        max_rowid = max(max_rowid, *(r[0] for r in window.rows))
+        if fp in known:
+            yield Seen(window.native_id)
+        else:
+            todo.append(window)
+    damaged = bool(lost)
+    yield from lost
+    handles = {rowid: ident for rowid, ident in conn.execute("SELECT ROWID, id FROM handle")}
+    conn.text_factory = bytes  # decode per message: one bad value must not stop the file
+    batch: list[_Window] = []
+    for n, window in enumerate(todo, 1):  # fetch bodies a few hundred messages at a time
+        batch.append(window)
+        if sum(len(w.rows) for w in batch) < _BATCH and n < len(todo):
+            continue
+        bodies, lost = _bodies(conn, [r[0] for w in batch for r in w.rows], uri)
+        damaged = damaged or bool(lost)
+        yield from lost
+        for w in batch:
+            yield from _window_document(w, bodies, handles, uri, source)
+        batch = []
+    if not damaged:  # a damaged file is read in full again next time
+        state[key] = {"version": VERSION, "max_rowid": max_rowid, "windows": sorted(fingerprints)}
+
+
+def _bodies(conn: sqlite3.Connection, rowids: list[int], uri: str
+            ) -> tuple[dict[int, tuple], list[ReadError]]:
+    """The rows to print, by ROWID; where the database is damaged (a blob's overflow pages),
+    message by message, each unreadable one a ReadError."""
+    sql = "SELECT ROWID, text, attributedBody, is_from_me, handle_id, date FROM message WHERE ROWID IN ({})"
+    bodies: dict[int, tuple] = {}
+    errors: list[ReadError] = []
+    try:
+        for at in range(0, len(rowids), _BATCH):
+            part = rowids[at : at + _BATCH]
+            bodies.update((r[0], r) for r in conn.execute(sql.format(",".join("?" * len(part))), part))
+    except sqlite3.DatabaseError:
+        for rowid in rowids:
+            try:
+                bodies.update((r[0], r) for r in conn.execute(sql.format("?"), (rowid,)))
+            except sqlite3.DatabaseError as exc:
+                errors.append(ReadError(f"{uri}#{rowid}", f"damaged database: {_one_line(exc)}"))
+    return bodies, errors
+
+
+def _chats(conn: sqlite3.Connection, has_members: bool) -> dict[int, _Chat]:
+    cols = _columns(conn, "chat")
+
+    def col(name: str) -> str:
+        return name if name in cols else "NULL"
+
+    chats = {}
+    for rowid, guid, ident, name, service, style in conn.execute(
+            f"SELECT ROWID, guid, {col('chat_identifier')}, {col('display_name')},"
+            f" {col('service_name')}, {col('style')} FROM chat ORDER BY ROWID"):
+        chats[rowid] = _Chat(rowid, guid or f"chat{rowid}", ident or "", name or "", service or "",
+                             style)
+    if has_members:
+        for chat_id, ident in conn.execute(
+                "SELECT j.chat_id, h.id FROM chat_handle_join j JOIN handle h ON h.ROWID = j.handle_id"
+                " ORDER BY j.chat_id, h.id"):
+            if chat_id in chats and ident and ident not in chats[chat_id].participants:
+                chats[chat_id].participants.append(ident)
+    return chats
+
+
+def _windows(conn: sqlite3.Connection, chats: dict[int, _Chat], uri: str,
+             errors: list[ReadError]) -> Iterator[_Window]:
+    """Every chat cut into windows, from message metadata only (no text, no blob content)."""
+    cols = _columns(conn, "message")
+    where = ["m.date > 0", "(m.text IS NOT NULL OR m.attributedBody IS NOT NULL)"]
+    if "associated_message_type" in cols:
+        where.append(f"COALESCE(m.associated_message_type, 0) NOT BETWEEN {TAPBACKS[0]} AND {TAPBACKS[1]}")
+    if "item_type" in cols:
+        where.append("COALESCE(m.item_type, 0) = 0")
+    edits = [f"COALESCE(m.{c}, 0)" if c in cols else "0" for c in ("date_edited", "date_retracted")]
+    select = (f"SELECT m.ROWID, m.guid, m.date, {', '.join(edits)},"
+              " COALESCE(length(m.text), length(m.attributedBody), 0)"
+              " FROM chat_message_join j JOIN message m ON m.ROWID = j.message_id"
+              f" WHERE j.chat_id = ? AND {' AND '.join(where)}")
+    for chat in chats.values():
+        try:
+            rows = conn.execute(select + " ORDER BY m.date, m.ROWID", (chat.rowid,)).fetchall()
+        except sqlite3.DatabaseError:  # damaged pages: salvage the chat message by message
+            rows = []
+            for (mid,) in conn.execute("SELECT message_id FROM chat_message_join WHERE chat_id = ?",
+                                       (chat.rowid,)).fetchall():
+                try:
+                    rows += conn.execute(select + " AND m.ROWID = ?", (chat.rowid, mid)).fetchall()
+                except sqlite3.DatabaseError as exc:
+                    errors.append(ReadError(f"{uri}#{mid}", f"damaged database: {_one_line(exc)}"))
+            rows.sort(key=lambda r: (r[2], r[0]))
+        current: list[tuple] = []
+        size, last = 0, None
+        for rowid, guid, date, edited, retracted, length in rows:
+            when = apple_time(date)
+            if current and (when is None or last is None or when - last > GAP
+                            or len(current) >= MAX_WINDOW_MESSAGES or size + length > MAX_WINDOW_BYTES):
+                yield _Window(chat, current)
+                current, size = [], 0
+            current.append((rowid, guid, date, length, f"{rowid}:{date}:{edited}:{retracted}:{length}"))
+            size, last = size + length, when
+        if current:
+            yield _Window(chat, current)
+
+
+def _window_document(window: _Window, bodies: dict[int, tuple], handles: dict[int, str], uri: str,
+                     source: str) -> Iterator[Document | ReadError]:
+    chat = window.chat
+    lines, speakers, times = [], [], []
+    mine = False
+    for rowid, *_ in window.rows:
+        row = bodies.get(rowid)
+        if row is None:  # unreadable, reported
+            continue
+        _, raw_text, blob, from_me, handle_id, date = row
+        try:
+            body = _body(raw_text, blob)
+        except Unreadable as exc:
+            yield ReadError(f"{uri}#{rowid}", f"{exc} (chat {chat.label})")
+            continue
+        when = apple_time(date)
+        if not body or when is None:
+            continue
+        speaker = ME if from_me else (handles.get(handle_id) or chat.identifier or "unknown")
+        mine = mine or bool(from_me)
+        if speaker not in speakers:
+            speakers.append(speaker)
+        times.append(when)
+        lines.append(f"{when:%Y-%m-%d %H:%M} {speaker}: " + "\n  ".join(body.split("\n")))
+    if not lines:
+        return
+    first, last = times[0], times[-1]
+    yield Document(
+        source=source, connector=NAME, native_id=window.native_id,
+        uri=f"{uri}#{window.native_id}", title=f"{chat.label} — {first:%Y-%m-%d %H:%M}",
+        text="\n".join(lines) + "\n", created_at=first, updated_at=last, authors=speakers,
+        metadata={
+            "chat": chat.label, "chat_guid": chat.guid, "chat_identifier": chat.identifier,
+            "display_name": chat.display_name, "participants": list(chat.participants),
+            "sender": speakers, "is_from_me": mine, "is_group": chat.is_group,
+            "service": chat.service, "date": f"{first:%Y-%m-%d}", "messages": len(lines),
+        },
+    )
+
+
+def _body(raw_text, blob) -> str:
+    """A message's text: the ``text`` column, else the ``attributedBody`` stream; attachment
+    placeholders and surrounding blank space removed."""
+    text = ""
+    if raw_text is not None:
+        try:
+            text = bytes(raw_text).decode("utf-8") if not isinstance(raw_text, str) else raw_text
+        except UnicodeDecodeError:
+            raise Unreadable("text is not UTF-8") from None
+    if not text.replace(_PLACEHOLDER, "").strip() and blob is not None and not isinstance(blob, str):
+        text = attributed_text(blob)
+    text = text.replace(_PLACEHOLDER, "").replace("\r\n", "\n").replace("\r", "\n")
+    return "\n".join(line.rstrip() for line in text.strip().split("\n"))
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
