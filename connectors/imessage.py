@@ -28,7 +28,7 @@ Traps handled:
   are dropped;
 - tapbacks and reactions (``associated_message_type`` 2000–3007) and system rows (``item_type``
   other than 0: renames, members joining) are not content and are skipped;
-- Messages keeps chat.db open in WAL mode: it is read through :func:`connectors.browser.snapshot`
+- Messages keeps chat.db open in WAL mode: it is read through :func:`connectors._sqlite.snapshot`
   (a private copy of the database and its ``-wal`` when one exists, else an immutable read-only
   open), never written; without Full Disk Access macOS refuses the read, which is reported so;
 - a file that is not SQLite, or SQLite without the Messages tables, is a ReadError for it; in a
@@ -61,7 +61,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator
 
-from connectors.browser import snapshot
+from connectors._sqlite import snapshot
 from connectors.files import Unreadable
 from ragbag.chunking import TokenCounter, pack
 from ragbag.documents import Cursor, Document, ReadError, Seen, Span, stable_hash

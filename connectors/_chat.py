@@ -1,0 +1,429 @@
+"""Helpers shared by the export connectors (wechat, chatgpt, claude, calendar).
+
+- **Finding exports**: a file or a folder (walked like the files connector: sorted, hidden
+  folders pruned); zips are read member by member in memory, never extracted, never written.
+- **Incremental reading with duplicates** (:func:`read_exports`): the cursor holds, per export
+  file, its size and mtime and the native ids it produced with a "stamp" (the record's last
+  update). An unchanged file is not opened: its ids come back as ``Seen``. Exports are full
+  snapshots, so a folder of monthly exports holds the same record many times: the copy with the
+  newest stamp wins (ties: the file whose name sorts last), and when the winning copy is in an
+  unchanged file that did not win last time, that file is read after all.
+- **AI conversations** (:func:`render_turns`, :func:`turn_spans`): ``User: …`` / ``Assistant: …``
+  paragraphs; chunks hold whole exchanges (a question and its answer) where they fit.
+- **Chat windows** (:func:`windows`, :func:`window_spans`): messages split into conversation
+  windows at time gaps and a size bound; one line per message, chunks of whole lines.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+import zlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from connectors.files import Unreadable, decode, walk
+from ragbag.chunking import TokenCounter, pack, pack_ranges, prose_spans
+from ragbag.documents import Cursor, Document, ReadError, Seen, Span
+
+MAX_MEMBER_BYTES = 1024 * 1024 * 1024  # a zip member this big is refused (zip bombs)
+
+
+# --- finding and opening exports -------------------------------------------------------------
+
+
+def export_files(path: Path, wanted: Callable[[str], bool]) -> tuple[list[tuple[Path, str]], list[ReadError]]:
+    """(file, key) for ``path`` itself or for every file under it whose name ``wanted`` accepts;
+    the key (the path relative to ``path``) names the file in the cursor."""
+    path = Path(path)
+    if path.is_file():
+        return [(path, path.name)], []
+    if not path.is_dir():
+        return [], [ReadError(str(path.absolute()), "no such file or directory")]
+    errors: list[ReadError] = []
+    found = [(f, rel) for f, rel in walk(path, errors) if wanted(f.name)]
+    return found, errors
+
+
+def zip_members(file: Path, wanted: Callable[[str], bool]) -> Iterator[tuple[str, bytes] | ReadError]:
+    """(uri, bytes) of each member whose base name ``wanted`` accepts, in name order; a zip that
+    cannot be opened (truncated download) or a member that cannot be inflated is a ReadError."""
+    uri = str(file.absolute())
+    try:
+        zf = zipfile.ZipFile(file)
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        yield ReadError(uri, f"unreadable zip (truncated or corrupt?): {one_line(exc)}")
+        return
+    with zf:
+        for info in sorted(zf.infolist(), key=lambda i: i.filename):
+            name = info.filename
+            base = name.rsplit("/", 1)[-1]
+            if info.is_dir() or name.startswith("__MACOSX/") or base.startswith("._") or not wanted(base):
+                continue
+            member = f"{uri}!/{name}"
+            if info.file_size > MAX_MEMBER_BYTES:
+                yield ReadError(member, f"member larger than {MAX_MEMBER_BYTES >> 20} MB, skipped")
+                continue
+            try:
+                yield member, zf.read(info)
+            except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, ValueError) as exc:
+                yield ReadError(member, f"unreadable zip member: {one_line(exc)}")
+
+
+def load_json(data: bytes) -> Any:
+    """Parse an export's JSON whatever its encoding (BOMs, UTF-16, a legacy code page);
+    raises Unreadable with a one-line reason."""
+    if not data.strip():
+        raise Unreadable("empty file")
+    text = decode(data)[0]
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise Unreadable(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise Unreadable("invalid JSON: nested too deeply") from None
+
+
+def one_line(exc: BaseException | str) -> str:
+    text = " ".join(str(exc).split())[:200]
+    return text or type(exc).__name__
+
+
+def parse_time(value: Any, naive_tz: timezone | None = timezone.utc) -> datetime | None:
+    """An aware UTC datetime from epoch seconds (milliseconds when too large to be seconds), a
+    numeric string, or an ISO string (naive ones taken in ``naive_tz``; None: local time)."""
+    if value is None or isinstance(value, bool) or value == "":
+        return None
+    if isinstance(value, str):
+        value = value.strip()
+        try:
+            value = float(value)
+        except ValueError:
+            try:
+                dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                return None
+            if dt.tzinfo is None:
+                dt = dt.replace(tzinfo=naive_tz) if naive_tz else dt.astimezone()
+            return dt.astimezone(timezone.utc)
+    if not isinstance(value, (int, float)) or value != value or value <= 0:
+        return None
+    if value > 1e11:  # milliseconds since 1970 (seconds would be past the year 5000)
+        value /= 1000
+    try:
+        return datetime.fromtimestamp(value, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+# --- incremental reading of export files ------------------------------------------------------
+
+
+Record = tuple[Document, float]  # a document and its stamp (newest copy wins)
+Parser = Callable[[Path, str], Iterable["Record | ReadError"]]
+
+
+def read_exports(
+    files: Sequence[tuple[Path, str]], parse: Parser, cursor: dict | None, version: str,
+    depends: Callable[[str], str] | None = None,
+) -> Iterator[Document | ReadError | Seen | Cursor]:
+    """Documents of changed export files, ``Seen`` for the records of unchanged ones, every
+    record once (newest stamp wins), then the new cursor. ``version`` names what the documents
+    were rendered with: a cursor of another version is ignored (everything is read again).
+    ``depends(key)`` fingerprints what else a file's documents are made from (a change reads
+    the file again)."""
+    same = bool(cursor) and cursor.get("version") == version
+    old_files: dict[str, dict] = cursor.get("files", {}) if same else {}
+    old_winners: dict[str, str] = cursor.get("winners", {}) if same else {}
+    stats: dict[str, list] = {}  # key → [size, mtime_ns(, depends)]
+    paths: dict[str, Path] = {}
+    for file, key in files:
+        try:
+            st = file.stat()
+        except OSError as exc:
+            yield ReadError(str(file.absolute()), f"unreadable: {exc.strerror or exc}")
+            continue
+        stats[key] = [st.st_size, st.st_mtime_ns] + ([depends(key)] if depends else [])
+        paths[key] = file
+
+    parsed: dict[str, dict[str, Record]] = {}
+    errors: dict[str, list[ReadError]] = {}
+
+    def load(key: str) -> None:
+        records: dict[str, Record] = {}
+        errors[key] = []
+        for item in parse(paths[key], key):
+            if isinstance(item, ReadError):
+                errors[key].append(item)
+                continue
+            doc, stamp = item
+            if doc.native_id not in records or stamp >= records[doc.native_id][1]:
+                records[doc.native_id] = (doc, stamp)
+        parsed[key] = records
+
+    def candidates(key: str) -> dict[str, float]:
+        if key in parsed:
+            return {i: s for i, (_, s) in parsed[key].items()}
+        return old_files[key]["ids"]
+
+    todo = [k for k in stats if old_files.get(k, {}).get("stat") != stats[k]]
+    while True:
+        for key in todo:
+            load(key)
+        winners: dict[str, tuple[float, str]] = {}
+        for key in stats:
+            for native_id, stamp in candidates(key).items():
+                if native_id not in winners or (stamp, key) >= winners[native_id]:
+                    winners[native_id] = (stamp, key)
+        # A winning copy in an unread file is only vouched for if that file won last time too.
+        todo = sorted({k for i, (_, k) in winners.items() if k not in parsed and old_winners.get(i) != k})
+        if not todo:
+            break
+
+    state: dict[str, dict] = {}
+    for key in stats:
+        if key in parsed:
+            for doc, _ in parsed[key].values():
+                if winners[doc.native_id][1] == key:
+                    yield doc
+            yield from errors[key]
+            file_uri = str(paths[key].absolute())
+            if any(e.uri == file_uri for e in errors[key]):
+                continue  # a file that could not be read at all is tried again next time
+            state[key] = {"stat": stats[key], "ids": candidates(key),
+                          "errors": [[e.uri, e.error] for e in errors[key]]}
+        else:
+            for native_id in old_files[key]["ids"]:
+                if winners[native_id][1] == key:
+                    yield Seen(native_id)
+            yield from (ReadError(uri, error) for uri, error in old_files[key]["errors"])
+            state[key] = old_files[key]
+    yield Cursor({"version": version, "files": state,
+                  "winners": {i: k for i, (_, k) in winners.items() if k in state}})
+
+
+# --- AI conversations: exports ----------------------------------------------------------------
+
+
+def read_conversation_exports(
+    path: Path, cursor: dict | None, version: str, vendor: str, foreign: str,
+    id_of: Callable[[dict], Any], build: Callable[[dict, str, str, str], "Record | None"],
+) -> Iterator[Document | ReadError | Seen | Cursor]:
+    """``read()`` of the AI chat connectors: every ``conversations*.json`` under ``path``, loose
+    or in export zips, is a list of conversations; ``build(conversation, id, uri, key)`` makes
+    one record (None: nothing to index; ValueError: a garbage conversation, reported with its
+    id). A list whose conversations carry the ``foreign`` key is the other vendor's export of
+    the same name, and is left alone."""
+
+    def wanted(name: str) -> bool:
+        name = name.lower()
+        return name.startswith("conversations") and name.endswith(".json")
+
+    def convert(data: bytes, uri: str, key: str) -> Iterator:
+        try:
+            convs = load_json(data)
+        except Unreadable as exc:
+            yield ReadError(uri, str(exc))
+            return
+        if not isinstance(convs, list):
+            yield ReadError(uri, f"not a {vendor} export: expected a list of conversations")
+            return
+        if any(isinstance(c, dict) and foreign in c for c in convs[:20]):
+            return
+        for index, conv in enumerate(convs):
+            conv_id = str(id_of(conv) or "") if isinstance(conv, dict) else ""
+            try:
+                if not isinstance(conv, dict):
+                    raise ValueError(f"not a conversation object ({type(conv).__name__})")
+                if not conv_id:
+                    raise ValueError("conversation has no id")
+                record = build(conv, conv_id, f"{uri}#{conv_id}", key)
+            except (ValueError, TypeError, AttributeError, KeyError) as exc:
+                yield ReadError(f"{uri}#{conv_id or index}", one_line(exc))
+                continue
+            if record is not None:
+                yield record
+
+    def parse(file: Path, key: str) -> Iterator:
+        if file.suffix.lower() == ".zip":
+            for item in zip_members(file, wanted):
+                if isinstance(item, ReadError):
+                    yield item
+                else:
+                    yield from convert(item[1], item[0], key)
+            return
+        try:
+            data = file.read_bytes()
+        except OSError as exc:
+            yield ReadError(str(file.absolute()), f"unreadable: {exc.strerror or exc}")
+            return
+        yield from convert(data, str(file.absolute()), key)
+
+    files, errors = export_files(Path(path), lambda name: name.lower().endswith(".zip") or wanted(name))
+    yield from errors
+    yield from read_exports(files, parse, cursor, version)
+
+
+def conversation_title(name: Any, turns: Sequence[tuple[str, str]]) -> str:
+    """The conversation's name, else its first question (cut at 80 characters)."""
+    title = " ".join(str(name or "").split())
+    if not title:
+        first = next((text for role, text in turns if role == "user" and text.strip()), "")
+        title = " ".join(first.split())
+        title = title[:77] + "…" if len(title) > 80 else title
+    return title or "Untitled conversation"
+
+
+def conversation_metadata(conv_id: str, title: str, roles: list[str], created, updated, url: str,
+                          key: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {"title": title, "conversation_id": conv_id, "turns": len(roles),
+                            "url": url, "file": key}
+    if created:
+        meta["created"] = created.isoformat()
+    if updated:
+        meta["updated"] = updated.isoformat()
+    return meta
+
+
+# --- AI conversations: turns ------------------------------------------------------------------
+
+LABELS = {"user": "User", "assistant": "Assistant"}
+_ROLE_OF = {v: k for k, v in LABELS.items()}
+_TURN = re.compile(r"(?:\A|(?<=\n\n))(User|Assistant): ")
+
+
+def render_turns(turns: Iterable[tuple[str, str]]) -> tuple[str, list[str]]:
+    """(text, roles): ``User: …`` / ``Assistant: …`` paragraphs, consecutive messages of one
+    role merged into one turn. A line inside a message that would read as a turn label gets a
+    space before its colon, so the text always parses back into the same turns."""
+    merged: list[list[str]] = []
+    for role, text in turns:
+        text = text.strip()
+        if not text:
+            continue
+        text = _TURN.sub(lambda m: f"{m.group(1)} : ", text)
+        if merged and merged[-1][0] == role:
+            merged[-1][1] += "\n\n" + text
+        else:
+            merged.append([role, text])
+    text = "\n\n".join(f"{LABELS[role]}: {body}" for role, body in merged)
+    return (text + "\n" if text else ""), [role for role, _ in merged]
+
+
+def _turns(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, role) of each turn, ends trimmed of the blank line between turns."""
+    starts = [(m.start(), _ROLE_OF[m.group(1)]) for m in _TURN.finditer(text)]
+    out = []
+    for n, (start, role) in enumerate(starts):
+        end = starts[n + 1][0] if n + 1 < len(starts) else len(text)
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        out.append((start, end, role))
+    return out
+
+
+def turn_spans(text: str, count: TokenCounter, max_tokens: int) -> list[Span]:
+    """Chunks of whole exchanges (a user turn and the replies to it), neighbouring exchanges
+    packed together while they fit; an exchange too long for one chunk is cut at its turns,
+    then like prose (headings, paragraphs, sentences), the question packed with the start of
+    its answer. Span metadata: ``roles`` (in order), ``turn_start``/``turn_end`` (1-based)."""
+    turns = _turns(text)
+    if not turns:
+        return prose_spans(text, count, max_tokens)
+    exchanges: list[list[int]] = []
+    for i, (_, _, role) in enumerate(turns):
+        if role == "user" or not exchanges:
+            exchanges.append([i])
+        else:
+            exchanges[-1].append(i)
+    units: list[tuple[int, int, bool]] = []  # (start, end, a whole exchange)
+    for group in exchanges:
+        start, end = turns[group[0]][0], turns[group[-1]][1]
+        if count(text[start:end]) <= max_tokens:
+            units.append((start, end, True))
+            continue
+        pieces = []
+        for i in group:
+            s, e, _ = turns[i]
+            pieces += [(s + p.start, s + p.end) for p in prose_spans(text[s:e], count, max_tokens)]
+        units += [(s, e, False) for s, e in pack_ranges(text, pieces, count, max_tokens)]
+    merged: list[tuple[int, int, bool]] = []
+    for start, end, whole in units:
+        if merged and whole and merged[-1][2] and count(text[merged[-1][0] : end]) <= max_tokens:
+            merged[-1] = (merged[-1][0], end, True)
+        else:
+            merged.append((start, end, whole))
+    spans = []
+    for start, end, _ in merged:
+        inside = [(n, role) for n, (s, e, role) in enumerate(turns, 1) if s < end and e > start]
+        roles = list(dict.fromkeys(role for _, role in inside))
+        spans.append(Span(start, end, {"roles": roles, "turn_start": inside[0][0], "turn_end": inside[-1][0]}))
+    return spans
+
+
+# --- chat apps: conversation windows ----------------------------------------------------------
+
+ME = "Me"  # the sender name of the exporting user's own messages (as the imessage connector)
+_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d) (.*?): ", re.M)
+
+
+@dataclass
+class Message:
+    when: datetime  # aware
+    sender: str
+    text: str
+    is_from_me: bool
+
+
+def windows(messages: Sequence[Message], gap: timedelta, max_messages: int, max_chars: int) -> list[list[Message]]:
+    """Messages (in time order) cut into conversation windows: a new window after a silence of
+    more than ``gap``, or once a window holds ``max_messages`` or ``max_chars``. Cuts depend only
+    on what came before, so messages appended to a chat never move an earlier window."""
+    out: list[list[Message]] = []
+    chars = 0
+    for msg in messages:
+        if (not out or msg.when - out[-1][-1].when > gap or len(out[-1]) >= max_messages
+                or chars >= max_chars):
+            out.append([])
+            chars = 0
+        out[-1].append(msg)
+        chars += len(msg.text)
+    return out
+
+
+def render_lines(messages: Iterable[Message]) -> str:
+    """``YYYY-MM-DD HH:MM sender: text`` per message, continuation lines indented. Times are UTC,
+    as in the imessage connector: local time would change every document (and re-embed it)
+    whenever the machine's zone does."""
+    lines = []
+    for m in messages:
+        sender = " ".join(m.sender.replace(": ", " ").split()) or "?"
+        body = "\n  ".join(line.rstrip() for line in m.text.strip().splitlines() if line.strip())
+        lines.append(f"{m.when.astimezone(timezone.utc):%Y-%m-%d %H:%M} {sender}: {body}")
+    return "\n".join(lines) + "\n"
+
+
+def window_spans(text: str, count: TokenCounter, max_tokens: int) -> list[Span]:
+    """Chunks of whole message lines (a long message is cut like prose); span metadata
+    ``sender`` (the chunk's senders, in order) and ``is_from_me`` (one of them is me)."""
+    heads = [(m.start(), m.group(2)) for m in _LINE.finditer(text)]
+    if not heads:
+        return prose_spans(text, count, max_tokens)
+    bounds = [s for s, _ in heads] + [len(text)]
+    pieces = [(s, e - (text[e - 1] == "\n")) for s, e in zip(bounds, bounds[1:])]
+    out = []
+    for sp in pack(text, pieces, count, max_tokens):
+        s, e = sp.start, sp.end
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if s == e:
+            continue
+        senders = [name for (hs, name), he in zip(heads, bounds[1:]) if hs < e and he > s]
+        senders = list(dict.fromkeys(senders))
+        out.append(Span(s, e, {"sender": senders, "is_from_me": ME in senders}))
+    return out

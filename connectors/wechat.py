@@ -1,0 +1,227 @@
+"""Documents from WeChat chat exports: one conversation window of one chat per document.
+
+Format: per-contact JSON files named ``<name>-<wxid>.json`` (``<group name>-<id>@chatroom.json``
+for group chats), as written by the WeChat exporters (WeChatTweak's ``/wechat/chatlog``, the
+PyWxDump-style database dumps): an array of messages ``{localId, talker, type, content,
+createTime, isSentFromSelf, fromUser, toUser, displayName, …}``, where ``createTime`` is seconds
+since 1970 UTC (milliseconds are recognised too). A saved API answer (``{"chatLogs": [...]}``)
+is accepted as well. A folder is searched for ``*.json`` files; files that are valid JSON but
+not message lists (a contacts dump) are ignored.
+
+Traps handled:
+
+- **Group chats** (a talker ending in ``@chatroom``): others' messages start with
+  ``wxid_…:\\n``; that prefix becomes the sender, shown by name when the export names it
+  (``displayName``) or another file of the export is that contact (``Alice-wxid_alice.json``).
+- **XML app messages** (type 49: links, files, mini programs, quoted replies) are reduced to
+  their ``<appmsg><title>``; a location (48) to its place name.
+- **Dropped**: images (3), voice (34), video (43), stickers (47), contact cards (42), calls (50),
+  system lines and recalls (10000, 10002: "撤回了一条消息", "recalled a message"). Exports without
+  ``type`` are sniffed by their XML (``<img``, ``<voicemsg``, ``<emoji``, ``<sysmsg`` …).
+- **Bad input**: a file that is not JSON, or not decodable (GBK files from Windows tools are
+  decoded), is a ``ReadError`` for that file; a message without a usable time or content is a
+  ``ReadError("{file}#{localId or index}")``; everything else is still read.
+
+Windows: a chat's text messages are cut into conversation windows at silences of more than an
+hour and at 200 messages / 20,000 characters (cuts depend only on earlier messages, so new
+messages never move old windows). Each window is a document: one line per message,
+``YYYY-MM-DD HH:MM sender: text`` in UTC like the imessage connector (local time would rewrite
+every window whenever the machine's zone changes), the exporting user as ``Me``, continuation
+lines indented; ``created_at``/``updated_at`` are the first and last message. Chinese text is
+kept as is (the keyword index segments it with jieba). Chunks are whole messages.
+
+Metadata: ``chat`` (contact or group name), ``chat_id`` (wxid or chatroom id), ``is_group``,
+``sender`` (the senders in the window; chunks carry their own), ``is_from_me`` (a message of mine
+is in the window / chunk), ``date`` (UTC day of the first message; ``--where`` on ``date`` sees
+the document's date, the same day), ``messages``, ``file``. ``native_id`` = chat id + the first
+message's time, so a window keeps its id across re-exports and builds.
+
+Incremental: per export file (size, mtime → the windows it produced); unchanged files yield
+``Seen``; a changed file is re-read and edits propagate by content hash. The same window in two
+exports (a folder of successive exports) is kept once: the copy whose last message is newest.
+Adding, removing or renaming a contact's file re-reads the group chats (``@chatroom`` files),
+whose lines name members after those files.
+
+Left out: media files themselves, voice transcription, the quoted message of a reply (only the
+reply's own text), chats in the WeChat databases themselves (decrypting them is the exporter's
+job), and ``discover()`` (exports have no default place).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from datetime import timedelta, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from connectors._chat import (
+    ME, Message, export_files, load_json, one_line, parse_time, read_exports, render_lines,
+    window_spans, windows,
+)
+from connectors.files import Unreadable
+from ragbag.chunking import TokenCounter
+from ragbag.documents import Cursor, Document, ReadError, Seen, Span, stable_hash
+
+NAME = "wechat"
+SCHEDULE = "0 4 * * *"  # exports change when the user exports again: daily is plenty
+WINDOW_GAP = timedelta(hours=1)
+WINDOW_MESSAGES = 200
+WINDOW_CHARS = 20_000
+_VERSION = "wechat-1"
+
+TEXT, IMAGE, VOICE, CARD, VIDEO, EMOJI, LOCATION, APP, CALL = 1, 3, 34, 42, 43, 47, 48, 49, 50
+SYSTEM = {10000, 10002}
+_DROPPED = {IMAGE, VOICE, CARD, VIDEO, EMOJI, CALL} | SYSTEM
+_SNIFF = [("<sysmsg", 10002), ("<appmsg", APP), ("<location", LOCATION), ("<img", IMAGE),
+          ("<voicemsg", VOICE), ("<videomsg", VIDEO), ("<emoji", EMOJI)]
+_PREFIX = re.compile(r"^([A-Za-z][-_A-Za-z0-9]{3,63}):\s*\n")
+_RECALL = re.compile(r"^.{0,64}(撤回了一条消息|recalled a message)\s*$", re.S)
+_TITLE = re.compile(r"<appmsg\b.*?<title>(.*?)</title>", re.S)
+_APPTYPE = re.compile(r"<appmsg\b.*?<type>\s*(\d+)\s*</type>", re.S)
+_POI = [re.compile(rf'<location\b[^>]*?\b{attr}\s*=\s*"([^"]+)"') for attr in ("poiname", "label")]
+_CDATA = re.compile(r"<!\[CDATA\[(.*?)\]\]>", re.S)
+_FILE_NAME = re.compile(r"^(?P<name>.*)-(?P<id>[^-]+)$")
+_APP_KINDS = {5: "link", 6: "file"}
+
+
+def read(path: Path, source: str, cursor: dict | None = None) -> Iterator[Document | ReadError | Seen | Cursor]:
+    """Every window of every chat export under ``path`` (a ``.json`` file or a folder)."""
+    files, errors = export_files(Path(path), lambda name: name.lower().endswith(".json"))
+    names = {chat_id: name for _, key in files for name, chat_id in [_split_name(key)] if name}
+    names_hash = stable_hash(*sorted(f"{k}={v}" for k, v in names.items()), length=16)
+    # Group chats show members by the names other files give them: they depend on the name set.
+    depends = lambda key: names_hash if _split_name(key)[1].endswith("@chatroom") else ""  # noqa: E731
+    yield from errors
+    yield from read_exports(files, lambda file, key: _read_file(file, key, source, names), cursor,
+                            _VERSION, depends)
+
+
+def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
+    return window_spans(doc.text, count, max_tokens)
+
+
+def _split_name(key: str) -> tuple[str, str]:
+    """(contact name, wxid) from ``<name>-<wxid>.json``; ("", stem) when there is no dash."""
+    stem = Path(key).name.rsplit(".", 1)[0]
+    m = _FILE_NAME.match(stem)
+    return (m["name"], m["id"]) if m and m["name"] else ("", stem)
+
+
+def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
+    uri = str(file.absolute())
+    try:
+        data = load_json(file.read_bytes())
+    except Unreadable as exc:
+        yield ReadError(uri, str(exc))
+        return
+    except OSError as exc:
+        yield ReadError(uri, f"unreadable: {exc.strerror or exc}")
+        return
+    if isinstance(data, dict):
+        data = data.get("chatLogs", data.get("messages"))
+    if not isinstance(data, list) or not any(isinstance(r, dict) and "createTime" in r for r in data[:50]):
+        return  # valid JSON, but not a chat export
+    chat, chat_id = _split_name(key)
+    talker = next((r.get("talker") for r in data if isinstance(r, dict) and r.get("talker")), None)
+    chat_id = str(talker or chat_id)
+    chat = chat or names.get(chat_id) or chat_id
+    is_group = chat_id.endswith("@chatroom") or any(
+        isinstance(r, dict) and any(str(r.get(k) or "").endswith("@chatroom") for k in ("fromUser", "toUser"))
+        for r in data[:200])
+    messages: list[Message] = []
+    for index, record in enumerate(data):
+        try:
+            msg = _message(record, chat, is_group, names)
+        except ValueError as exc:
+            ident = record.get("localId", index) if isinstance(record, dict) else index
+            yield ReadError(f"{uri}#{ident}", str(exc))
+            continue
+        if msg is not None:
+            messages.append(msg)
+    messages.sort(key=lambda m: m.when)  # stable: equal times keep export order
+    for window in windows(messages, WINDOW_GAP, WINDOW_MESSAGES, WINDOW_CHARS):
+        first, last = window[0], window[-1]
+        senders = list(dict.fromkeys(m.sender for m in window))
+        day = f"{first.when.astimezone(timezone.utc):%Y-%m-%d}"
+        doc = Document(
+            source=source, connector=NAME, native_id=f"{chat_id}@{int(first.when.timestamp())}",
+            uri=f"{uri}#{int(first.when.timestamp())}", title=f"{chat} · {day}",
+            text=render_lines(window), created_at=first.when, updated_at=last.when, authors=senders,
+            metadata={"chat": chat, "chat_id": chat_id, "is_group": is_group, "sender": senders,
+                      "is_from_me": any(m.is_from_me for m in window), "date": day,
+                      "messages": len(window), "file": key},
+        )
+        yield doc, last.when.timestamp()
+
+
+def _message(record: Any, chat: str, is_group: bool, names: dict[str, str]) -> Message | None:
+    """A text message, None for what is deliberately dropped; ValueError for garbage."""
+    if not isinstance(record, dict):
+        raise ValueError(f"not a message object ({type(record).__name__})")
+    when = parse_time(record.get("createTime"), naive_tz=None)
+    if when is None:
+        raise ValueError(f"no usable createTime ({one_line(repr(record.get('createTime')))})")
+    content = record.get("content", record.get("message"))
+    if isinstance(content, dict):  # some exporters pre-parse quoted messages
+        content = content.get("title") or content.get("content") or content.get("text")
+    if content is None:
+        content = ""
+    if not isinstance(content, str):
+        raise ValueError(f"content is a {type(content).__name__}, not text")
+    mine = record.get("isSentFromSelf", record.get("isSender", record.get("is_sender")))
+    mine = mine in (True, 1, "1", "true", "True")
+    sender_id = str(record.get("fromUser") or "")
+    m = _PREFIX.match(content)
+    if is_group and m and not mine:
+        sender_id, content = m.group(1), content[m.end():]
+    kind = _kind(record.get("type", record.get("Type", record.get("msgType"))), content)
+    if kind in _DROPPED:
+        return None
+    text = _text(kind, content)
+    if not text:
+        return None
+    if mine:
+        sender = ME
+    elif is_group:
+        sender = str(record.get("displayName") or "") or names.get(sender_id) or sender_id or "?"
+    else:
+        sender = chat
+    return Message(when, sender, text, mine)
+
+
+def _kind(value: Any, content: str) -> int:
+    try:
+        kind = int(value)
+    except (TypeError, ValueError):
+        kind = 0
+    if kind:
+        return kind
+    head = content.lstrip()[:4096]
+    if _is_xml(head):
+        return next((k for tag, k in _SNIFF if tag in head), 10002)
+    return 10000 if _RECALL.match(content.strip()) else TEXT
+
+
+def _is_xml(text: str) -> bool:
+    """WeChat's XML payloads; a text message that merely starts with "<" ("<3") is text."""
+    return text.startswith(("<?xml", "<msg", "<sysmsg", "<voipmsg", "<voipinvitemsg"))
+
+
+def _text(kind: int, content: str) -> str:
+    if kind == APP:
+        m = _TITLE.search(content)
+        title = _xml_text(m.group(1)) if m else ""
+        t = _APPTYPE.search(content)
+        label = _APP_KINDS.get(int(t.group(1))) if t else None
+        return f"[{label}] {title}" if title and label else title
+    if kind == LOCATION:
+        m = next((m for pattern in _POI if (m := pattern.search(content))), None)
+        return f"[location] {html.unescape(m.group(1)).strip()}" if m else ""
+    text = content.strip()
+    return "" if _is_xml(text) else text
+
+
+def _xml_text(raw: str) -> str:
+    raw = _CDATA.sub(lambda m: m.group(1), raw)
+    return " ".join(html.unescape(raw).split())
