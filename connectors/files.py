@@ -150,7 +150,8 @@ def _text_file(data: bytes, fmt: str, meta: dict) -> tuple[str, str]:
 
 def decode(data: bytes) -> tuple[str, str]:
     """(text, encoding). UTF-8 first; then the detector, which on short Western text often
-    guesses a sibling code page (cp1250, cp932...), so cp1252 wins whenever it scores as well."""
+    guesses a sibling code page (cp1250, cp932, cp775...), so cp1252 wins whenever it is no more
+    chaotic."""
     for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
                      (codecs.BOM_UTF16_BE, "utf-16")):
         if data.startswith(bom):
@@ -166,9 +167,9 @@ def decode(data: bytes) -> tuple[str, str]:
         pass
     best = charset_normalizer.from_bytes(data).best()
     western = charset_normalizer.from_bytes(data, cp_isolation=["cp1252"]).best()
-    if western is not None and (
-        best is None or (western.chaos <= best.chaos and western.coherence >= best.coherence)
-    ):
+    # Coherence is unreliable on a few short words ("Café" read as cp775 "Cafķ" scored higher),
+    # so cp1252, by far the most common legacy encoding, wins on chaos alone.
+    if western is not None and (best is None or western.chaos <= best.chaos):
         best = western
     if best is None:
         raise Unreadable("undecodable text (binary?)")

@@ -316,3 +316,10 @@ def test_unlistable_folder_is_reported(tmp_path, monkeypatch):
     assert [(e.uri, e.error) for e in errors] == [
         (str((tmp_path / "locked").absolute()), "unreadable: Permission denied")
     ]
+
+
+def test_short_cp1252_text_is_not_taken_for_a_sibling_code_page():
+    from connectors.files import decode
+
+    assert decode("Café".encode("cp1252")) == ("Café", "cp1252")
+    assert decode("Привет, как дела? Встреча завтра в офисе.".encode("cp1251"))[0].startswith("Привет")
