@@ -116,8 +116,8 @@ def search(
         ranked = vec if mode == "vector" else kw
     if min_score is not None:
         ranked = [t for t in ranked if t[2] >= min_score]
-    if collapse:
-        ranked = _collapse(ranked, snaps, k)
+    if collapse:  # with context, later hits may fold into earlier passages: keep a margin
+        ranked = _collapse(ranked, snaps, 3 * k if context > 0 else k)
     vec_d = dict(((i, j), sc) for i, j, sc in (vec or []))
     kw_d = dict(((i, j), sc) for i, j, sc in (kw or []))
     out, covered = [], set()
@@ -151,16 +151,22 @@ def side_weights(query: str, model: str | None) -> tuple[float, float]:
     return 1.0, 1.0
 
 
-def _collapse(ranked, snaps: list["Snapshot"], k: int, threshold: float = 0.9):
-    """Drop chunks whose words nearly repeat a better hit's (Jaccard ≥ threshold)."""
+def _collapse(ranked, snaps: list["Snapshot"], limit: int, threshold: float = 0.9):
+    """The first ``limit`` hits, skipping chunks whose words nearly repeat a better hit's
+    (Jaccard ≥ threshold). Sets whose sizes differ by more than the threshold allows are never
+    compared, which keeps this linear in practice."""
     kept, seen_sets = [], []
     for t in ranked:
         words = snaps[t[0]].words(t[1])
-        if any(len(words & w) >= threshold * len(words | w) for w in seen_sets if words or w):
+        n = len(words)
+        if any(
+            min(n, len(w)) >= threshold * max(n, len(w)) and len(words & w) >= threshold * len(words | w)
+            for w in seen_sets
+        ):
             continue
         kept.append(t)
         seen_sets.append(words)
-        if len(kept) >= 3 * k:
+        if len(kept) >= limit:
             break
     return kept
 
