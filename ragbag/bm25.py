@@ -16,11 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
-TOKENIZER_VERSION = "ragbag-bm25-v1"
+from ragbag.errors import RagbagError
+
+TOKENIZER_VERSION = "ragbag-bm25-v2"
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _KANA_HANGUL = r"\u3040-\u30ff\uac00-\ud7af"
-_RUNS = re.compile(rf"([{_HAN}]+)|([{_KANA_HANGUL}]+)|([^\W_]+)", re.UNICODE)
+# Words exclude CJK so "175公里" splits into "175" and a Han run (a plain \w+ would glue them).
+_RUNS = re.compile(rf"([{_HAN}]+)|([{_KANA_HANGUL}]+)|([^\W_{_HAN}{_KANA_HANGUL}]+)", re.UNICODE)
 _STOP = frozenset(
     "a an and are as at be but by for from has have he her his i if in into is it its me my no "
     "not of on or our she so such than that the their them then there these they this to was we "
@@ -84,7 +87,10 @@ def load(directory: Path):
 
     meta = json.loads((directory / "tokenizer.json").read_text())
     if meta.get("tokenizer") != TOKENIZER_VERSION:
-        raise ValueError(f"{directory}: built with tokenizer {meta.get('tokenizer')}; rebuild")
+        raise RagbagError(
+            f"{directory.parent.parent.name}: keyword index built with tokenizer {meta.get('tokenizer')}, "
+            f"this ragbag uses {TOKENIZER_VERSION}: rebuild it with `ragbag build {directory.parent.parent.name}`"
+        )
     return bm25s.BM25.load(str(directory), mmap=False)
 
 
