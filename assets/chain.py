@@ -7,10 +7,12 @@ for a ``graph`` asset is after ``embeddings``, beside ``bm25``.
 
 
 import warnings
+from datetime import datetime, timedelta, timezone
 from types import ModuleType
 from typing import Any, Callable
 
 import dagster as dg
+from dagster._utils.schedules import cron_string_iterator
 
 from assets.resources import RagbagHome
 from ragbag import checks, stages
@@ -19,6 +21,13 @@ from ragbag.home import Home, Source
 from ragbag.store import Store
 
 STAGES = ("documents", "chunks", "embeddings", "bm25")
+# Every stage writes the LanceDB tables all sources share (documents, chunks, embeddings,
+# embedding_cache, publication tags). One pool for all of them; $RAGBAG_HOME/dagster/dagster.yaml
+# sets its limit to 1, so two runs of different sources never write at the same time.
+POOL = "ragbag_lance"
+# A backfill over a connector's sources (partition range) is one run; each stage then iterates
+# context.partition_keys. `dagster asset materialize --partition-range` requires single_run.
+BACKFILL_POLICY = dg.BackfillPolicy.single_run()
 # Bump when a stage's output for the same input changes, so the UI marks what became stale.
 CODE_VERSIONS = {"documents": "1", "chunks": stages.CHUNKER_VERSION, "embeddings": "1", "bm25": "1"}
 
@@ -31,19 +40,51 @@ def job_name(connector: str) -> str:
     return f"build_{connector}"
 
 
-def connector_chain(connector: str, module: ModuleType) -> list[dg.AssetsDefinition]:
-    """The four assets of one connector, wired in order."""
+def schedule_interval(cron: str) -> timedelta:
+    """The longest gap between two consecutive fire times of ``cron`` (over a sample week)."""
+    start = datetime(2026, 1, 5, tzinfo=timezone.utc).timestamp()  # a Monday; any fixed start
+    fires = []
+    for fire in cron_string_iterator(start, cron, "UTC"):
+        fires.append(fire)
+        if len(fires) > 1 and (fire.timestamp() - start > 8 * 86400 or len(fires) >= 2000):
+            break
+    gaps = [b - a for a, b in zip(fires, fires[1:])]
+    return max(gaps) if gaps else timedelta(days=1)
+
+
+def freshness_for(cron: str) -> dg.FreshnessPolicy:
+    """Warn when a refresh was missed, fail when two were: derived from the refresh cron.
+
+    The grace covers the refresh run itself (a tick at 10:00 materialises bm25 some minutes
+    later).
+    """
+    every = schedule_interval(cron)
+    grace = min(timedelta(hours=1), max(timedelta(minutes=15), every / 2))
+    return dg.FreshnessPolicy.time_window(fail_window=2 * every + grace, warn_window=every + grace)
+
+
+def connector_chain(
+    connector: str, module: ModuleType, freshness: "dg.FreshnessPolicy | None" = None,
+) -> list[dg.AssetsDefinition]:
+    """The four assets of one connector, wired in order; ``freshness`` goes on ``bm25`` (what
+    search reads), so the UI flags a connector whose index has not been refreshed on time."""
     partitions = partitions_for(connector)
 
     def make(stage: str, upstream: "str | None", run: Callable[[Store, Home, Source], dict], doc: str):
         key = dg.AssetKey([connector, stage])
-        with warnings.catch_warnings():  # partitioned checks are a Dagster preview; we rely on them
+        # Partitioned checks are a Dagster preview and backfill_policy is beta; we rely on both.
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore", dg.PreviewWarning)
-            specs = [
-                dg.AssetCheckSpec(fn.__name__, asset=key, blocking=True, partitions_def=partitions,
-                                  description=(fn.__doc__ or fn.__name__).strip().splitlines()[0])
-                for fn in checks.BY_STAGE[stage]
-            ]
+            warnings.simplefilter("ignore", dg.BetaWarning)
+            return _define(key, stage, upstream, run, doc)
+
+    def _define(key: dg.AssetKey, stage: str, upstream: "str | None",
+                run: Callable[[Store, Home, Source], dict], doc: str) -> dg.AssetsDefinition:
+        specs = [
+            dg.AssetCheckSpec(fn.__name__, asset=key, blocking=True, partitions_def=partitions,
+                              description=(fn.__doc__ or fn.__name__).strip().splitlines()[0])
+            for fn in checks.BY_STAGE[stage]
+        ]
 
         @dg.asset(
             name=stage,
@@ -56,24 +97,30 @@ def connector_chain(connector: str, module: ModuleType) -> list[dg.AssetsDefinit
             automation_condition=dg.AutomationCondition.eager() if upstream else None,
             kinds={"lancedb"} if stage != "bm25" else {"bm25s"},
             description=doc,
+            pool=POOL,
+            backfill_policy=BACKFILL_POLICY,
+            freshness_policy=freshness if stage == "bm25" else None,
         )
         def _asset(context: dg.AssetExecutionContext, ragbag: RagbagHome) -> dg.MaterializeResult:
             home = ragbag.home()
-            source = _source(home, context.partition_key, connector)
-            try:
-                report = run(Store(home.lance_dir), home, source)
-            except RagbagError as e:
-                raise dg.Failure(description=str(e)) from None
-            for err in report.get("errors", []):
-                context.log.warning(f"{err['uri']}: {err['error']}")
-            store = Store(home.lance_dir)
-            results = []
-            for fn in checks.BY_STAGE[stage]:
-                c = fn(store, home, source)
-                results.append(dg.AssetCheckResult(
-                    check_name=c.name, passed=c.passed, description=c.description, metadata=c.metadata,
-                ))
-            return dg.MaterializeResult(metadata=_metadata(report), check_results=results)
+            keys = list(context.partition_keys)
+            if len(keys) == 1:  # a build, refresh or sensor run: exactly one source
+                source = _source(home, keys[0], connector)
+                try:
+                    report = run(Store(home.lance_dir), home, source)
+                except RagbagError as e:
+                    raise dg.Failure(description=str(e)) from None
+                for err in report.get("errors", []):
+                    context.log.warning(f"{err['uri']}: {err['error']}")
+                store = Store(home.lance_dir)
+                results = []
+                for fn in checks.BY_STAGE[stage]:
+                    c = fn(store, home, source)
+                    results.append(dg.AssetCheckResult(
+                        check_name=c.name, passed=c.passed, description=c.description, metadata=c.metadata,
+                    ))
+                return dg.MaterializeResult(metadata=_metadata(report), check_results=results)
+            return _backfill_step(context, home, keys, stage, run)
 
         return _asset
 
@@ -87,6 +134,52 @@ def connector_chain(connector: str, module: ModuleType) -> list[dg.AssetsDefinit
         make("bm25", "embeddings", lambda st, h, s: stages.publish(st, h, s, h.model),
              "Keyword index, and the publication of this build to search."),
     ]
+
+
+def _backfill_step(context: dg.AssetExecutionContext, home: Home, keys: list[str], stage: str,
+                   run: Callable[[Store, Home, Source], dict]) -> dg.MaterializeResult:
+    """One stage over a range of sources (a backfill run): each source in turn, as a build would.
+
+    A source that fails does not stop the others; the step fails at the end naming them, so the
+    blocking checks keep every source of the range from being published by this run. Dagster
+    records one materialisation per partition with the same (combined) metadata, and one check
+    evaluation for the range: checks pass only when they pass for every source.
+    """
+    connector = context.assets_def.key.path[0]
+    reports: dict[str, dict] = {}
+    failures: dict[str, str] = {}
+    for key in keys:
+        try:
+            source = _source(home, key, connector)
+            reports[key] = run(Store(home.lance_dir), home, source)
+        except (RagbagError, dg.Failure) as e:
+            failures[key] = getattr(e, "description", None) or str(e)
+            context.log.error(f"{key}: {failures[key]}")
+            continue
+        for err in reports[key].get("errors", []):
+            context.log.warning(f"{key}: {err['uri']}: {err['error']}")
+    if failures:
+        raise dg.Failure(description=f"{len(failures)} of {len(keys)} sources failed: "
+                         + "; ".join(f"{k}: {v}" for k, v in failures.items()))
+    store = Store(home.lance_dir)
+    results = []
+    for fn in checks.BY_STAGE[stage]:
+        per_source = {key: fn(store, home, _source(home, key, connector)) for key in keys}
+        bad = {k: c.description for k, c in per_source.items() if not c.passed}
+        results.append(dg.AssetCheckResult(
+            check_name=fn.__name__, passed=not bad,
+            description=(f"failed for {', '.join(sorted(bad))}" if bad else f"passed for all {len(keys)} sources"),
+            metadata={"sources": dg.MetadataValue.json({k: c.description for k, c in per_source.items()})},
+        ))
+    totals: dict[str, Any] = {"sources": dg.MetadataValue.json(
+        {k: {f: v for f, v in r.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+         for k, r in reports.items()})}
+    for r in reports.values():
+        for f, v in r.items():
+            if isinstance(v, int) and not isinstance(v, bool):
+                totals[f] = totals.get(f, 0) + v
+    totals["error_count"] = sum(len(r.get("errors", [])) for r in reports.values())
+    return dg.MaterializeResult(metadata=totals, check_results=results)
 
 
 def _source(home: Home, name: str, connector: str) -> Source:
@@ -118,4 +211,4 @@ def _metadata(report: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["connector_chain", "partitions_for", "job_name", "RagbagHome", "STAGES"]
+__all__ = ["connector_chain", "partitions_for", "job_name", "freshness_for", "RagbagHome", "STAGES", "POOL"]

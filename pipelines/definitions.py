@@ -5,8 +5,8 @@ from __future__ import annotations
 import dagster as dg
 
 import connectors
-from assets.chain import RagbagHome, connector_chain, job_name, partitions_for
-from pipelines.schedules import connector_schedule, override_sensor
+from assets.chain import RagbagHome, connector_chain, freshness_for, job_name
+from pipelines.schedules import connector_schedule, cron_for, override_sensor
 from pipelines.sensors import change_sensor, sources_sensor
 
 
@@ -14,10 +14,11 @@ def build_definitions() -> dg.Definitions:
     assets, jobs, schedules = [], [], []
     for name in connectors.NAMES:
         module = connectors.get(name)
-        assets.extend(connector_chain(name, module))
+        # bm25's freshness follows the connector's refresh cron (per-source overrides aside).
+        assets.extend(connector_chain(name, module, freshness=freshness_for(cron_for(module))))
         schedules.append(connector_schedule(name, module))
         jobs.append(dg.define_asset_job(
-            job_name(name), selection=dg.AssetSelection.groups(name), partitions_def=partitions_for(name),
+            job_name(name), selection=dg.AssetSelection.groups(name),  # partitioned by source, as its assets
             description=f"Build one {name} source: read, chunk, embed, index.",
         ))
     automation = dg.AutomationConditionSensorDefinition(

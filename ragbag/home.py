@@ -20,7 +20,15 @@ from ragbag.embedding import DEFAULT_MODEL, spec
 from ragbag.errors import RagbagError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_DAGSTER_YAML = "telemetry:\n  enabled: false\n"
+# DAGSTER_HOME's instance config: no telemetry; every pool (the assets use one, ragbag_lance,
+# for the LanceDB tables all sources share) runs one step at a time across all runs.
+_DAGSTER_YAML = (
+    "telemetry:\n"
+    "  enabled: false\n"
+    "concurrency:\n"
+    "  pools:\n"
+    "    default_limit: 1\n"
+)
 # Settings config.yaml may hold (dotted keys); embedding.model is validated against the registry.
 SETTABLE = {"embedding.model", "llm.provider", "llm.model", "llm.base_url"}
 
@@ -51,10 +59,18 @@ class Home:
         for d in (self.root, self.dagster_home, self.lance_dir, self.index_root, self.state_dir):
             d.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.root, 0o700)
-        dy = self.dagster_home / "dagster.yaml"
-        if not dy.exists():
-            write_private(dy, _DAGSTER_YAML)
+        self._ensure_dagster_yaml(self.dagster_home / "dagster.yaml")
         return self
+
+    @staticmethod
+    def _ensure_dagster_yaml(path: Path) -> None:
+        """Telemetry off and one writer at a time, also in a dagster.yaml written by an older
+        ragbag or edited by the user (their other settings are kept)."""
+        wanted = yaml.safe_load(_DAGSTER_YAML)
+        current = (_read_yaml(path) or {}) if path.exists() else {}
+        merged = {**current, **{k: v for k, v in wanted.items() if k not in current}}
+        if merged != current or not path.exists():
+            write_private(path, yaml.safe_dump(merged, sort_keys=False))
 
     @property
     def sources_file(self) -> Path:

@@ -1,0 +1,196 @@
+"""Running ragbag as a data platform: privacy of the Dagster home, the LanceDB pool, freshness,
+backfills over a connector's sources, two sources built at once, the multiprocess executor, and
+(when dagster-postgres is installed) Postgres run/event storage."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import dagster as dg
+import pytest
+import yaml
+
+from conftest import cli, write
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def _env(home) -> dict:
+    return {**os.environ, "RAGBAG_HOME": str(home.root), "DAGSTER_HOME": str(home.dagster_home)}
+
+
+def _two_sources(home, tmp_path, connector_dir="docs") -> None:
+    a = write(tmp_path / connector_dir / "a", {"a1.md": "# Alpha lisbon\n\nThe gate code in Lisbon is 4711.\n",
+                                               "a2.md": "# Alpha porto\n\nPorto trains leave at nine.\n"})
+    b = write(tmp_path / connector_dir / "b", {"b1.md": "# Beta sourdough\n\nFeed the starter twice a day.\n",
+                                               "b2.txt": "Beta garden: water the tomatoes at dusk.\n"})
+    cli("add", "files", "a", str(a))
+    cli("add", "files", "b", str(b))
+
+
+def _assert_searchable(home, expect: dict[str, str]) -> None:
+    """Each source's published index answers a query with its own document, in a fresh process."""
+    code = (
+        "import json, sys; from ragbag import query\n"
+        "q = json.loads(sys.argv[1])\n"
+        "print(json.dumps({s: query.search(t, k=3, sources=[s])['title'].tolist() for s, t in q.items()}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(expect)], env=_env(home), cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    titles = json.loads(out.stdout.strip().splitlines()[-1])
+    for source, query in expect.items():
+        assert titles[source], f"{source}: no hits"
+        assert len(titles[source]) == 2, f"{source}: expected both documents indexed, got {titles[source]}"
+
+
+# -- privacy and instance config ----------------------------------------------------------------
+
+def test_dagster_yaml_disables_telemetry_and_limits_the_lance_pool(home):
+    path = home.dagster_home / "dagster.yaml"
+    config = yaml.safe_load(path.read_text())
+    assert config["telemetry"]["enabled"] is False
+    assert config["concurrency"]["pools"]["default_limit"] == 1
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    instance = dg.DagsterInstance.from_config(str(home.dagster_home))
+    try:
+        assert instance.telemetry_enabled is False
+        assert instance.get_concurrency_config().pool_config.default_pool_limit == 1
+    finally:
+        instance.dispose()
+
+
+def test_make_ui_binds_loopback_only():
+    out = subprocess.run(["make", "-n", "ui"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    line = next(ln for ln in out.stdout.splitlines() if "dagster dev" in ln)
+    assert "-h 127.0.0.1" in line and "0.0.0.0" not in line
+
+
+# -- definitions --------------------------------------------------------------------------------
+
+def test_every_stage_is_in_the_lance_pool_with_a_single_run_backfill_policy_and_bm25_has_freshness():
+    import connectors
+    from assets.chain import POOL, STAGES
+    from pipelines.definitions import defs
+    from pipelines.schedules import cron_for
+
+    for name in connectors.NAMES:
+        for stage in STAGES:
+            a = defs.resolve_assets_def(dg.AssetKey([name, stage]))
+            assert a.backfill_policy == dg.BackfillPolicy.single_run()
+            assert a.op.pool == POOL
+            policy = a.specs_by_key[a.key].freshness_policy
+            if stage != "bm25":
+                assert policy is None
+        policy = defs.resolve_assets_def(dg.AssetKey([name, "bm25"])).specs_by_key[dg.AssetKey([name, "bm25"])].freshness_policy
+        assert isinstance(policy, dg.FreshnessPolicy)
+    mail = defs.resolve_assets_def(dg.AssetKey(["mail", "bm25"])).specs_by_key[dg.AssetKey(["mail", "bm25"])]
+    assert cron_for(connectors.get("mail")) == "*/30 * * * *"
+    # Warn after one missed half-hourly refresh (plus grace for the run), fail after two.
+    assert mail.freshness_policy.warn_window.to_timedelta() == timedelta(minutes=45)
+    assert mail.freshness_policy.fail_window.to_timedelta() == timedelta(minutes=75)
+    daily = defs.resolve_assets_def(dg.AssetKey(["chatgpt", "bm25"])).specs_by_key[dg.AssetKey(["chatgpt", "bm25"])]
+    assert daily.freshness_policy.fail_window.to_timedelta() == timedelta(days=2, hours=1)
+
+
+# -- backfills ----------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_backfill_rebuilds_a_connectors_sources_in_one_run_from_the_cli(home, tmp_path):
+    """`dagster asset materialize --select group:files --partition-range a...b`: one run, every
+    source rebuilt, per-partition materialisations and passing checks recorded in the home."""
+    _two_sources(home, tmp_path)
+    proc = subprocess.run(
+        [str(BIN / "dagster"), "asset", "materialize", "-m", "pipelines.definitions",
+         "--select", "group:files", "--partition-range", "a...b"],
+        cwd=ROOT, env=_env(home), capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    instance = dg.DagsterInstance.from_config(str(home.dagster_home))
+    try:
+        runs = instance.get_runs()
+        assert len(runs) == 1 and runs[0].status == dg.DagsterRunStatus.SUCCESS
+        assert runs[0].tags["dagster/asset_partition_range_start"] == "a"
+        assert runs[0].tags["dagster/asset_partition_range_end"] == "b"
+        for stage in ("documents", "chunks", "embeddings", "bm25"):
+            assert instance.get_materialized_partitions(dg.AssetKey(["files", stage])) == {"a", "b"}
+        checks = [e for e in instance.all_logs(runs[0].run_id)
+                  if e.dagster_event and e.dagster_event.event_type_value == "ASSET_CHECK_EVALUATION"]
+        assert len(checks) == 5 and all(e.dagster_event.event_specific_data.passed for e in checks)
+    finally:
+        instance.dispose()
+    _assert_searchable(home, {"a": "gate code lisbon", "b": "sourdough starter"})
+
+
+@pytest.mark.slow
+def test_two_sources_of_one_connector_build_at_once_into_one_home(home, tmp_path):
+    """Two `ragbag build` processes, different sources, same LanceDB tables: both complete and are
+    searchable, and the pool never let two steps write at the same time."""
+    _two_sources(home, tmp_path)
+    procs = {name: subprocess.Popen([str(BIN / "ragbag"), "build", name, "--json"], env=_env(home),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for name in ("a", "b")}
+    reports = {}
+    for name, p in procs.items():
+        out, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err[-3000:]
+        reports[name] = json.loads(out)[0]
+    for name, r in reports.items():
+        assert r["status"] == "success", r
+        assert r["documents"] == 2 and r["chunks"] >= 2 and r["chunks_embedded"] == r["chunks"], r
+    _assert_searchable(home, {"a": "gate code lisbon", "b": "sourdough starter"})
+
+    instance = dg.DagsterInstance.from_config(str(home.dagster_home))
+    try:
+        spans = []
+        for run in instance.get_runs():
+            started = {}
+            for e in instance.all_logs(run.run_id):
+                if not e.dagster_event:
+                    continue
+                if e.dagster_event.event_type_value == "STEP_START":
+                    started[e.step_key] = e.timestamp
+                elif e.dagster_event.event_type_value in ("STEP_SUCCESS", "STEP_FAILURE"):
+                    spans.append((started.pop(e.step_key), e.timestamp, run.run_id, e.step_key))
+        assert len(spans) == 8
+        spans.sort()
+        for (s1, e1, r1, k1), (s2, e2, r2, k2) in zip(spans, spans[1:]):
+            assert e1 <= s2, f"{k1} ({r1[:8]}) overlapped {k2} ({r2[:8]}) in pool ragbag_lance"
+        info = instance.event_log_storage.get_concurrency_info("ragbag_lance")
+        assert info.slot_count == 1 and not info.claimed_slots
+    finally:
+        instance.dispose()
+
+
+# -- beyond one machine --------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_a_source_builds_with_the_multiprocess_executor(home, tmp_path):
+    """Each step in its own process (what the k8s/celery/docker executors do, one step per pod or
+    worker): the assets share no in-process state between stages."""
+    _two_sources(home, tmp_path)
+    config = tmp_path / "run.yaml"
+    config.write_text(yaml.safe_dump({"execution": {"config": {"multiprocess": {"max_concurrent": 2}}}}))
+    proc = subprocess.run(
+        [str(BIN / "dagster"), "job", "execute", "-m", "pipelines.definitions", "-j", "build_files",
+         "--tags", json.dumps({"dagster/partition": "a"}), "-c", str(config)],
+        cwd=ROOT, env=_env(home), capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    instance = dg.DagsterInstance.from_config(str(home.dagster_home))
+    try:
+        (run,) = instance.get_runs()
+        assert run.status == dg.DagsterRunStatus.SUCCESS
+        pids = {e.step_key: e.dagster_event.pid for e in instance.all_logs(run.run_id)
+                if e.dagster_event and e.dagster_event.event_type_value == "STEP_START"}
+        assert len(pids) == 4 and len(set(pids.values())) == 4, pids  # one process per step
+    finally:
+        instance.dispose()
+    _assert_searchable(home, {"a": "gate code lisbon"})

@@ -1,0 +1,249 @@
+"""The Dagster UI in a real (headless Chromium) browser, over a home with two built sources.
+
+`dagster dev` runs on loopback against a temp RAGBAG_HOME holding sample/docs (files) and
+sample/code (code), both built through the CLI. The test checks over GraphQL that assets,
+partitions, checks, pools, freshness, schedules and sensors are there (and running), launches a
+backfill of the files connector the way the UI's "Materialize all" does and waits for the daemon
+to finish it, then opens the asset graph and a partitioned asset's page in Chromium and saves
+screenshots. Chromium comes from Debian (`make browser`); Playwright only drives it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+DAGSTER = str(Path(sys.executable).parent / "dagster")
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+# Started in a new session with default SIGINT/SIGTERM: a parent that was itself started with `&`
+# leaves SIGINT ignored, and `dagster dev` would then outlive the test.
+_RESTORE_SIGNALS = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); " \
+                   "signal.signal(signal.SIGTERM, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+
+pytestmark = pytest.mark.slow
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _graphql(port: int, q: str, variables: dict | None = None) -> dict:
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}/graphql", data=json.dumps({"query": q, "variables": variables or {}}).encode(),
+        headers={"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        body = json.loads(resp.read())
+    assert not body.get("errors"), body["errors"]
+    return body["data"]
+
+
+def _listening_addresses(port: int) -> set[str]:
+    """Local addresses with a socket listening on ``port`` (from /proc/net/tcp{,6})."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            addr, p = local.split(":")
+            if int(p, 16) == port and state == "0A":  # LISTEN
+                found.add(addr)
+    return found
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGINT the whole process group (webserver, daemon, code server), then SIGKILL."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(45)
+    except subprocess.TimeoutExpired:
+        pass
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(15)
+
+
+@pytest.fixture
+def chromium_path() -> str:
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium; pip install playwright)")
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        pytest.fail("the playwright package is missing: run `make browser`")
+    return CHROMIUM
+
+
+def test_dagster_ui_in_a_browser_shows_sources_checks_and_automation(home, tmp_path, chromium_path):
+    cli("add", "files", "sample-docs", str(ROOT / "sample" / "docs"))
+    cli("add", "code", "sample-code", str(ROOT / "sample" / "code"))
+    reports = json.loads(cli("build", "--json", timeout=900).stdout)
+    assert [r["status"] for r in reports] == ["success", "success"], reports
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+
+    port = _free_port()
+    env = {**os.environ, "RAGBAG_HOME": str(home.root), "DAGSTER_HOME": str(home.dagster_home)}
+    log = open(tmp_path / "dagster-dev.log", "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _RESTORE_SIGNALS, DAGSTER, "dev", "-h", "127.0.0.1", "-p", str(port)],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        deadline = time.time() + 180
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/server_info", timeout=5)
+                break
+            except OSError:
+                assert proc.poll() is None, (tmp_path / "dagster-dev.log").read_text()[-3000:]
+                assert time.time() < deadline, "dagster dev did not come up in 180 s"
+                time.sleep(1)
+        # Privacy: the webserver listens on loopback only (127.0.0.1 is 0100007F in /proc).
+        assert _listening_addresses(port) == {"0100007F"}
+
+        _check_graphql(port)
+        _backfill_files_through_the_daemon(port)
+        _browse(port, shots)
+    finally:
+        _stop(proc)
+        log.close()
+    assert proc.poll() is not None
+
+    for name in ("asset-graph.png", "files-group.png", "files-bm25-partitions.png"):
+        png = shots / name
+        assert png.exists() and png.stat().st_size > 20_000, f"{name}: missing or blank"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _check_graphql(port: int) -> None:
+    data = _graphql(port, """{
+      assetNodes {
+        assetKey { path } partitionKeys groupName pools
+        backfillPolicy { policyType }
+        internalFreshnessPolicy { __typename ... on TimeWindowFreshnessPolicy { failWindowSeconds warnWindowSeconds } }
+        assetChecksOrError { ... on AssetChecks { checks { name blocking } } }
+        assetPartitionStatuses { ... on DefaultPartitionStatuses { materializedPartitions } }
+      }
+      repositoriesOrError { ... on RepositoryConnection { nodes {
+        sensors { name sensorState { status } }
+        schedules { name cronSchedule scheduleState { status } }
+      } } }
+    }""")
+    nodes = {"/".join(n["assetKey"]["path"]): n for n in data["assetNodes"]}
+    expected_checks = {"documents": {"no_empty_documents"}, "chunks": {"unique_chunk_ids", "no_orphan_chunks"},
+                       "embeddings": {"embeddings_match_chunks"}, "bm25": {"index_matches_chunks"}}
+    for connector, source in (("files", "sample-docs"), ("code", "sample-code")):
+        for stage, names in expected_checks.items():
+            n = nodes[f"{connector}/{stage}"]
+            assert n["groupName"] == connector and n["partitionKeys"] == [source]
+            assert n["assetPartitionStatuses"]["materializedPartitions"] == [source]
+            assert n["pools"] == ["ragbag_lance"]
+            assert n["backfillPolicy"]["policyType"] == "SINGLE_RUN"
+            checks = n["assetChecksOrError"]["checks"]
+            assert {c["name"] for c in checks} == names and all(c["blocking"] for c in checks)
+        fresh = nodes[f"{connector}/bm25"]["internalFreshnessPolicy"]
+        assert fresh["__typename"] == "TimeWindowFreshnessPolicy"
+        assert fresh["failWindowSeconds"] == 2 * 3600 + 1800  # hourly refresh: two missed + grace
+    repo = data["repositoriesOrError"]["nodes"][0]
+    sensors = {s["name"]: s["sensorState"]["status"] for s in repo["sensors"]}
+    assert sensors == {"ragbag_sources": "RUNNING", "ragbag_automation": "RUNNING",
+                       "ragbag_source_schedules": "RUNNING", "ragbag_file_changes": "RUNNING"}
+    schedules = {s["name"]: (s["cronSchedule"], s["scheduleState"]["status"]) for s in repo["schedules"]}
+    assert schedules["refresh_files"] == ("0 * * * *", "RUNNING")
+    assert schedules["refresh_code"] == ("0 * * * *", "RUNNING")
+
+
+def _backfill_files_through_the_daemon(port: int) -> None:
+    """What the UI's "Materialize all partitions" of the files group launches: one asset backfill,
+    which the single-run policy turns into one run over the connector's sources."""
+    launched = _graphql(port, """mutation($p: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $p) {
+        __typename ... on LaunchBackfillSuccess { backfillId } ... on PythonError { message } } }""",
+                        {"p": {"assetSelection": [{"path": ["files", s]} for s in
+                                                  ("documents", "chunks", "embeddings", "bm25")],
+                               "allPartitions": True}})["launchPartitionBackfill"]
+    assert launched["__typename"] == "LaunchBackfillSuccess", launched
+    backfill_id = launched["backfillId"]
+    deadline = time.time() + 420
+    while True:
+        b = _graphql(port, """query($id: String!) { partitionBackfillOrError(backfillId: $id) {
+            ... on PartitionBackfill { status numPartitions runs(limit: 10) { status tags { key value } } } } }""",
+                     {"id": backfill_id})["partitionBackfillOrError"]
+        if b["status"] in ("COMPLETED", "COMPLETED_SUCCESS", "FAILED", "CANCELED", "COMPLETED_FAILED"):
+            break
+        assert time.time() < deadline, f"backfill still {b['status']} after 420 s: {b}"
+        time.sleep(3)
+    assert b["status"] in ("COMPLETED", "COMPLETED_SUCCESS"), b
+    assert len(b["runs"]) == 1 and b["runs"][0]["status"] == "SUCCESS", b
+
+
+def _browse(port: int, shots: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    base = f"http://127.0.0.1:{port}"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            page.set_default_timeout(90_000)
+
+            page.goto(f"{base}/asset-groups")  # the global asset lineage graph
+            for label in ("files", "code"):
+                page.get_by_text(label, exact=True).first.wait_for()
+            _dismiss_community_prompt(page)
+            page.wait_for_timeout(2000)
+            page.screenshot(path=str(shots / "asset-graph.png"))
+
+            page.goto(f"{base}/locations/pipelines.definitions/asset-groups/files")
+            page.get_by_text("bm25", exact=True).first.wait_for()
+            page.wait_for_timeout(2000)
+            page.screenshot(path=str(shots / "files-group.png"))
+            text = page.inner_text("body")
+            for stage in ("documents", "chunks", "embeddings", "bm25"):
+                assert stage in text, f"{stage} not on the files group graph"
+
+            page.goto(f"{base}/assets/files/bm25?view=partitions")
+            page.get_by_text("sample-docs").first.wait_for()
+            _dismiss_community_prompt(page)
+            page.get_by_text("sample-docs", exact=True).first.click()  # the partition's detail
+            page.wait_for_timeout(2000)
+            page.screenshot(path=str(shots / "files-bm25-partitions.png"), full_page=True)
+            text = page.inner_text("body")
+            assert "bm25" in text and "sample-docs" in text
+        finally:
+            browser.close()
+
+
+def _dismiss_community_prompt(page) -> None:
+    """The UI's first-visit "Join the Dagster community" dialog (local, no request) hides the page."""
+    skip = page.get_by_role("button", name="Skip")
+    try:
+        skip.wait_for(timeout=5_000)
+        skip.click()
+        skip.wait_for(state="hidden", timeout=10_000)
+    except Exception:  # not shown (already dismissed in this browser profile)
+        pass
