@@ -26,7 +26,7 @@ from ragbag.home import Home
 MODES = ("hybrid", "vector", "keyword")
 FUSIONS = ("rrf", "weighted")
 RRF_K = 60
-CJK_VECTOR_WEIGHT = 0.25
+CJK_VECTOR_WEIGHT = 0.0
 COLUMNS = [
     "text", "score", "source", "connector", "uri", "title", "doc_id", "chunk_id", "citation",
     "metadata", "date", "ordinal", "start", "end", "vector_score", "keyword_score", "chunk_text",
@@ -144,8 +144,10 @@ _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")
 
 
 def side_weights(query: str, model: str | None) -> tuple[float, float]:
-    """Weights of the vector and keyword lists in fusion. An English-only model embeds CJK
-    text poorly, so for a CJK query under such a model the keyword side leads."""
+    """Weights of the vector and keyword lists in fusion. An English-only model cannot embed
+    CJK text (MiniLM: nDCG@10 0.22 on cmrc2018, BM25 0.98), and under RRF even a 0.1 weight
+    reorders the keyword top ranks (0.955), so a CJK query under such a model ranks by keywords;
+    vector-only hits still follow when keywords find fewer than k."""
     if model and _HAN.search(query) and not embedding.spec(model).multilingual:
         return CJK_VECTOR_WEIGHT, 1.0
     return 1.0, 1.0
