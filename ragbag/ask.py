@@ -1,6 +1,6 @@
 """`ragbag ask`: retrieve, build a fenced prompt, generate, cite.
 
-Relevance floor. Hybrid scores are reciprocal-rank fusion (rank-based: the best hit of an
+Relevance floor. Hybrid scores are fused and normalised per query (the best hit of an
 unrelated query scores as high as the best hit of a good one), so the floor uses the cosine
 similarity of the query and passage embeddings (``vector_score``). Measured on the sample data
 (all-MiniLM-L6-v2): the best hit of ten answerable questions scored 0.36-0.67, of ten unrelated

@@ -53,23 +53,24 @@ def test_min_score_is_a_floor_on_the_mode_score(home_built):
     assert query.search("quantum chromodynamics lecture", home=home_built, k=10, mode="vector", min_score=0.5).empty
 
 
-def test_cjk_queries_lean_on_keywords_under_an_english_model():
-    assert query.side_weights("黄山 缆车", "all-MiniLM-L6-v2") == (query.CJK_VECTOR_WEIGHT, 1.0)
-    assert query.side_weights("cable car", "all-MiniLM-L6-v2") == (1.0, 1.0)
-    assert query.side_weights("黄山 缆车", "multilingual-e5-small") == (1.0, 1.0)
+def test_cjk_queries_rank_by_keywords_under_an_english_model():
+    assert query.vector_share("黄山 缆车", "all-MiniLM-L6-v2") == 0.0
+    assert query.vector_share("cable car", "all-MiniLM-L6-v2") == query.WEIGHTED_VECTOR_SHARE
+    assert query.vector_share("cable car", "all-MiniLM-L6-v2", "rrf") == 0.5
+    assert query.vector_share("黄山 缆车", "multilingual-e5-small") == query.WEIGHTED_VECTOR_SHARE
 
 
 def test_fusion_rrf_and_weighted():
     vec = [(0, 1, 0.9), (0, 2, 0.8), (0, 3, 0.1)]
     kw = [(0, 3, 12.0), (0, 1, 6.0)]
-    rrf = query._fuse(vec, kw, "rrf", 1.0, 1.0, 60, None)
+    rrf = query._fuse(vec, kw, "rrf", 0.5, 60)
     assert [j for _, j, _ in rrf] == [1, 3, 2]
-    assert rrf[0][2] == pytest.approx(1 / 61 + 1 / 62)
-    # min-max: vec 1→1, 2→0.875, 3→0; kw 3→1, 1→0; alpha 0.6 → 1: 0.6, 2: 0.525, 3: 0.4
-    weighted = query._fuse(vec, kw, "weighted", 1.0, 1.0, 60, 0.6)
+    assert rrf[0][2] == pytest.approx(0.5 / 61 + 0.5 / 62)
+    # min-max: vec 1→1, 2→0.875, 3→0; kw 3→1, 1→0; share 0.6 → 1: 0.6, 2: 0.525, 3: 0.4
+    weighted = query._fuse(vec, kw, "weighted", 0.6)
     assert [(j, round(s, 3)) for _, j, s in weighted] == [(1, 0.6), (2, 0.525), (3, 0.4)]
-    only_kw = query._fuse(vec, kw, "weighted", 1.0, 1.0, 60, 0.0)
-    assert [j for _, j, _ in only_kw][0] == 3
+    only_kw = query._fuse(vec, kw, "weighted", 0.0)
+    assert [j for _, j, _ in only_kw][:2] == [3, 1]
 
 
 def test_query_cache_and_batch_priming_agree():

@@ -1,0 +1,40 @@
+"""Sweep the fusion settings over built evaluation homes and print nDCG@10 per setting.
+
+Usage: python benchmarks/tune_fusion.py DATASET HOME [DATASET HOME ...]
+(HOME is what `ragbag eval DATASET --home HOME` built; nothing is re-embedded.)
+The defaults in ragbag.query (DEFAULT_FUSION, WEIGHTED_VECTOR_SHARE) were chosen from this.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ragbag import evaluate
+from ragbag.home import Home
+
+SETTINGS = (
+    [{"fusion": "rrf", "rrf_k": k} for k in (5, 10, 20, 40, 60, 100)]
+    + [{"fusion": "weighted", "alpha": a} for a in (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)]
+)
+
+
+def main(pairs: list[str]) -> None:
+    results = {}
+    for dataset, home in zip(pairs[::2], pairs[1::2]):
+        ds = evaluate.load(dataset)
+        h = Home(home)
+        ids = json.loads((h.root.parent / f"{h.root.name}-corpus" / "ids.json").read_text())
+        rows = {"vector": evaluate.score(ds, evaluate.run(ds, h, ids, "vector"))["nDCG@10"],
+                "keyword": evaluate.score(ds, evaluate.run(ds, h, ids, "keyword"))["nDCG@10"]}
+        for s in SETTINGS:
+            name = ",".join(f"{k}={v}" for k, v in s.items())
+            rows[name] = evaluate.score(ds, evaluate.run(ds, h, ids, "hybrid", **s))["nDCG@10"]
+            print(ds.name, name, rows[name], flush=True)
+        results[ds.name] = rows
+    print(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
