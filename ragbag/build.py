@@ -59,6 +59,7 @@ def run_builds(home: Home, sources: list[Source], show_progress: bool) -> list[d
     from pipelines.definitions import defs
 
     sync_partitions(home, add=sources)
+    reap_dead_runs(instance)
     reports = []
     with _progress_bars() if show_progress else nullcontext(None) as listener:
         with progress.listening(listener) if listener else nullcontext():
@@ -67,11 +68,37 @@ def run_builds(home: Home, sources: list[Source], show_progress: bool) -> list[d
                 job = defs.resolve_job_def(job_name(src.connector))
                 result = job.execute_in_process(
                     partition_key=src.name, instance=instance, raise_on_error=False,
-                    tags={"ragbag/trigger": "cli", "ragbag/source": src.name},
+                    tags={"ragbag/trigger": "cli", "ragbag/source": src.name, "ragbag/pid": str(os.getpid())},
                     run_config=_QUIET,
                 )
                 reports.append(_report(src, result, time.time() - started))
     return reports
+
+
+def reap_dead_runs(instance) -> list[str]:
+    """Fail the CLI runs whose process is gone (a killed `ragbag build`) and free the
+    concurrency-pool slots they held; otherwise the next build waits on them forever."""
+    import dagster as dg
+
+    reaped = []
+    alive_states = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.NOT_STARTED]
+    for run in instance.get_runs(filters=dg.RunsFilter(statuses=alive_states, tags={"ragbag/trigger": "cli"})):
+        pid = int(run.tags.get("ragbag/pid", "0") or 0)
+        if pid and not _alive(pid):
+            instance.report_run_failed(run, f"the `ragbag build` process {pid} is gone (killed?)")
+            instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
+            reaped.append(run.run_id)
+    return reaped
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _report(src: Source, result, seconds: float) -> dict[str, Any]:

@@ -48,10 +48,15 @@ def test_killed_build_keeps_previous_index_and_next_build_completes(home, tmp_pa
     assert list(hits["title"]) == ["Old"]
     assert query.search("Zephyrmark5", home=home, k=3, mode="keyword").empty
 
-    report = cli_json("build")[0]
+    report = cli_json("build", timeout=600)[0]  # the killed run's pool slot must not block it
     assert report["status"] == "success" and report["documents"] == N + 1
     assert report["chunks"] == N + 1
     assert report["chunks_embedded"] <= N  # vectors committed before the kill are reused
+    import dagster as dg
+
+    with dg.DagsterInstance.from_config(str(home.dagster_home)) as instance:
+        killed = [r for r in instance.get_runs() if r.status == dg.DagsterRunStatus.FAILURE]
+        assert len(killed) == 1 and "is gone" in str(instance.all_logs(killed[0].run_id)[-1].message)
     hits = query.search("Zephyrmark123 survey", home=home, k=1, mode="keyword")
     assert hits.iloc[0]["title"] == "Field report 123"
     assert len(query.search("station", home=home, k=1000, mode="keyword")) == N
