@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 from urllib.parse import quote
 
 from connectors.files import Unreadable
+from ragbag.documents import Cursor, Document, ReadError, Seen
+from ragbag.errors import RagbagError
+
+# read_db(conn, file, source, previous_state, state_out, key) yields the records of one database
+DatabaseReader = Callable[..., Iterator["Document | ReadError | Seen"]]
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -82,3 +88,69 @@ def _copy_settled(path: Path, sides: list[str], copy: Path, tries: int = 5) -> N
                 _side(copy, s).unlink(missing_ok=True)
         if stamps() == before:
             return
+
+
+def read_databases(
+    path: Path | None, source: str, cursor: dict | None, *, what: str, names: tuple[str, ...],
+    discover: Callable[[], tuple[list[Path], list[str]]], read_db: DatabaseReader,
+    prune: frozenset[str] = frozenset(), denied_hint: str = "",
+) -> Iterator[Document | ReadError | Seen | Cursor]:
+    """Every database called one of ``names`` under ``path`` (or in the default places), each
+    read by ``read_db`` through a :func:`snapshot`, with one cursor entry per file.
+
+    A database that cannot be read is a ``ReadError``; when none can, the build fails with a
+    one-line reason instead of wiping the stored index as if everything had been deleted.
+    """
+    errors: list[ReadError] = []
+    if path is None:
+        files, looked = discover()
+        if not files:
+            raise RagbagError(f"no {what} found; looked in: {', '.join(looked)}")
+    else:
+        path = Path(path)
+        if path.is_file():
+            files = [path]
+        elif path.is_dir():
+            files = find(path, names, errors, prune)
+            if not files and not errors:
+                raise RagbagError(f"no {what} ({' or '.join(names)}) under {path}")
+        else:
+            raise RagbagError(f"path does not exist: {path}")
+    previous = (cursor or {}).get("files", {})
+    state: dict[str, dict] = {}
+    readable = 0
+    for file in files:
+        key = str(file.absolute())
+        try:
+            with snapshot(file) as conn:
+                yield from read_db(conn, file, source, previous.get(key), state, key)
+            readable += 1
+        except Unreadable as exc:
+            errors.append(ReadError(key, str(exc)))
+        except sqlite3.Error as exc:
+            errors.append(ReadError(key, f"damaged database: {one_line(exc)}"))
+        except PermissionError:
+            errors.append(ReadError(key, "permission denied" + (f" ({denied_hint})" if denied_hint else "")))
+        except OSError as exc:
+            errors.append(ReadError(key, f"unreadable: {exc.strerror or exc}"))
+    if not readable and errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise RagbagError(f"{errors[0].uri}: {errors[0].error}{more}")
+    yield from errors
+    yield Cursor({"files": state})
+
+
+def find(root: Path, names: tuple[str, ...], errors: list[ReadError], prune: frozenset[str] = frozenset()) -> list[Path]:
+    """Files called one of ``names`` under ``root``, hidden folders included (``.mozilla``)."""
+    def failed(exc: OSError) -> None:
+        errors.append(ReadError(str(Path(exc.filename).absolute()), f"unreadable: {exc.strerror}"))
+
+    found = []
+    for folder, dirs, files in os.walk(root, onerror=failed):
+        dirs[:] = sorted(d for d in dirs if d not in prune)
+        found += [Path(folder, n) for n in files if n in names]
+    return sorted(found)
+
+
+def one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__

@@ -47,18 +47,17 @@ on a visit), per-visit documents, downloads, search terms, bookmarks, Safari (``
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator, NamedTuple
 from urllib.parse import unquote, urlsplit
 
-from connectors._sqlite import snapshot
+from connectors._sqlite import one_line as _one_line
+from connectors._sqlite import read_databases
 from connectors.files import Unreadable
 from ragbag.chunking import TokenCounter, prose_spans
 from ragbag.documents import Cursor, Document, ReadError, Seen, Span
-from ragbag.errors import RagbagError
 
 NAME = "browser"
 SCHEDULE = "0 * * * *"
@@ -138,58 +137,13 @@ def discover() -> tuple[list[Path], list[str]]:
 def read(path: Path | None, source: str, cursor: dict | None = None
          ) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every visited page of every history database under ``path`` (see the module doc)."""
-    errors: list[ReadError] = []
-    if path is None:
-        files, looked = discover()
-        if not files:
-            raise RagbagError(f"no browser history found; looked in: {', '.join(looked)}")
-    else:
-        path = Path(path)
-        if path.is_file():
-            files = [path]
-        elif path.is_dir():
-            files = _walk(path, errors)
-            if not files and not errors:
-                raise RagbagError(f"no browser history (History or places.sqlite) under {path}")
-        else:
-            raise RagbagError(f"path does not exist: {path}")
-    previous = (cursor or {}).get("files", {})
-    state: dict[str, dict] = {}
-    readable = 0
-    for file in files:
-        key = str(file.absolute())
-        try:
-            with snapshot(file) as conn:
-                yield from _read_history(conn, file, source, previous.get(key), state, key)
-            readable += 1
-        except Unreadable as exc:
-            errors.append(ReadError(key, str(exc)))
-        except sqlite3.Error as exc:
-            errors.append(ReadError(key, f"damaged database: {_one_line(exc)}"))
-        except OSError as exc:
-            errors.append(ReadError(key, f"unreadable: {exc.strerror or exc}"))
-    if not readable and errors:
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise RagbagError(f"{errors[0].uri}: {errors[0].error}{more}")
-    yield from errors
-    yield Cursor({"files": state})
+    return read_databases(path, source, cursor, what="browser history", names=FILE_NAMES,
+                          discover=discover, read_db=_read_history, prune=frozenset(_PRUNE))
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
     """A page's text is a few lines: prose chunking keeps it whole, splitting only a giant URL."""
     return prose_spans(doc.text, count, max_tokens)
-
-
-def _walk(root: Path, errors: list[ReadError]) -> list[Path]:
-    """History databases under ``root`` (hidden folders included: ``.mozilla``, ``.config``)."""
-    def failed(exc: OSError) -> None:
-        errors.append(ReadError(str(Path(exc.filename).absolute()), f"unreadable: {exc.strerror}"))
-
-    found = []
-    for folder, dirs, names in os.walk(root, onerror=failed):
-        dirs[:] = sorted(d for d in dirs if d not in _PRUNE)
-        found += [Path(folder, n) for n in names if n in FILE_NAMES]
-    return sorted(found)
 
 
 def _kind(conn: sqlite3.Connection) -> str:
@@ -355,7 +309,3 @@ def _time(value, epoch: datetime) -> datetime | None:
         return epoch + timedelta(microseconds=int(value))
     except OverflowError:
         return None
-
-
-def _one_line(exc: Exception) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__

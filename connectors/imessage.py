@@ -52,7 +52,6 @@ balloons' payloads, messages without a date.
 
 from __future__ import annotations
 
-import os
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -61,11 +60,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator
 
-from connectors._sqlite import snapshot
+from connectors._sqlite import one_line as _one_line
+from connectors._sqlite import read_databases
 from connectors.files import Unreadable
 from ragbag.chunking import TokenCounter, pack
 from ragbag.documents import Cursor, Document, ReadError, Seen, Span, stable_hash
-from ragbag.errors import RagbagError
 
 NAME = "imessage"
 SCHEDULE = "30 * * * *"
@@ -94,44 +93,10 @@ def discover() -> tuple[list[Path], list[str]]:
 def read(path: Path | None, source: str, cursor: dict | None = None
          ) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every conversation window of every chat.db under ``path`` (see the module doc)."""
-    errors: list[ReadError] = []
-    if path is None:
-        files, looked = discover()
-        if not files:
-            raise RagbagError(f"no Messages database found; looked in: {', '.join(looked)}")
-    else:
-        path = Path(path)
-        if path.is_file():
-            files = [path]
-        elif path.is_dir():
-            files = _walk(path, errors)
-            if not files and not errors:
-                raise RagbagError(f"no Messages database ({FILE_NAME}) under {path}")
-        else:
-            raise RagbagError(f"path does not exist: {path}")
-    previous = (cursor or {}).get("files", {})
-    state: dict[str, dict] = {}
-    readable = 0
-    for file in files:
-        key = str(file.absolute())
-        try:
-            with snapshot(file) as conn:
-                yield from _read_db(conn, file, source, previous.get(key), state, key)
-            readable += 1
-        except Unreadable as exc:
-            errors.append(ReadError(key, str(exc)))
-        except sqlite3.Error as exc:
-            errors.append(ReadError(key, f"damaged database: {_one_line(exc)}"))
-        except PermissionError:
-            errors.append(ReadError(key, "permission denied (on macOS, give the app running"
-                                         " ragbag Full Disk Access in System Settings)"))
-        except OSError as exc:
-            errors.append(ReadError(key, f"unreadable: {exc.strerror or exc}"))
-    if not readable and errors:
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise RagbagError(f"{errors[0].uri}: {errors[0].error}{more}")
-    yield from errors
-    yield Cursor({"files": state})
+    return read_databases(
+        path, source, cursor, what="Messages database", names=(FILE_NAME,), discover=discover,
+        read_db=_read_db, denied_hint="on macOS, give the app running ragbag Full Disk Access in System Settings",
+    )
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
@@ -245,17 +210,6 @@ class _Window:
 
     def fingerprint(self) -> str:
         return stable_hash(self.native_id, self.chat.fingerprint, *(r[4] for r in self.rows), length=16)
-
-
-def _walk(root: Path, errors: list[ReadError]) -> list[Path]:
-    def failed(exc: OSError) -> None:
-        errors.append(ReadError(str(Path(exc.filename).absolute()), f"unreadable: {exc.strerror}"))
-
-    found = []
-    for folder, dirs, names in os.walk(root, onerror=failed):
-        dirs.sort()
-        found += [Path(folder, n) for n in names if n == FILE_NAME]
-    return sorted(found)
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
@@ -434,7 +388,3 @@ def _body(raw_text, blob) -> str:
         text = attributed_text(blob)
     text = text.replace(_PLACEHOLDER, "").replace("\r\n", "\n").replace("\r", "\n")
     return "\n".join(line.rstrip() for line in text.strip().split("\n"))
-
-
-def _one_line(exc: Exception) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__

@@ -8,7 +8,6 @@ a :class:`RagbagError`: one line on stderr, exit code 2.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, List, Optional
