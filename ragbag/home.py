@@ -7,6 +7,7 @@ never loses the registry.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import tempfile
@@ -19,6 +20,7 @@ import yaml
 from ragbag.embedding import DEFAULT_MODEL, spec
 from ragbag.errors import RagbagError
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 # DAGSTER_HOME's instance config: no telemetry; every pool (the assets use one, ragbag_lance,
 # for the LanceDB tables all sources share) runs one step at a time across all runs.
@@ -194,11 +196,23 @@ class Home:
         write_private(self.sources_file, body)
 
 
+_parsed: dict[Path, tuple[tuple[int, int, int], Any]] = {}
+
+
 def _read_yaml(path: Path) -> Any:
-    if not path.exists():
-        return None
+    """Parsed YAML, re-read only when the file changed (search reads sources.yaml every call)."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    cached = _parsed.get(path)
+    if cached is not None and cached[0] == stamp:
+        return copy.deepcopy(cached[1])
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+        _parsed[path] = (stamp, data)
+        return copy.deepcopy(data)
     except yaml.YAMLError as e:
         line = getattr(getattr(e, "problem_mark", None), "line", None)
         where = f" (line {line + 1})" if line is not None else ""

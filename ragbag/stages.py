@@ -153,9 +153,11 @@ def embed(store: Store, source: Source, model: str, batch_size: int = 128) -> di
         if _cache_key(model, h) not in cache:
             need.setdefault(h, text)
 
-    # Longest first, so each batch holds texts of similar length: the encoder pads a batch to its
-    # longest text, and unsorted 128-text batches padded ~40% more than one sorted pass.
-    order = sorted(need, key=lambda h: -len(need[h]))
+    # Longest first by token count, so each batch holds texts of similar length: the encoder pads
+    # a batch to its longest text (unsorted batches padded to 1.68x the real tokens, sorted by
+    # characters 1.44x, by tokens 1.04x: benchmarks/embed_order_probe.py).
+    count = embedding.token_counter(model)
+    order = sorted(need, key=lambda h: -count(need[h]))
     hashes, texts = order, [need[h] for h in order]
     fresh: dict[str, list[float]] = {}
     progress.report("embed", source.name, 0, len(texts))
