@@ -72,3 +72,24 @@ def cli(*args: str, env: dict | None = None, check: bool = True, timeout: int = 
 
 def cli_json(*args: str, **kw):
     return json.loads(cli(*args, "--json", **kw).stdout)
+
+
+def split_read(items) -> tuple[dict, set, list, dict]:
+    """A connector read split into (documents by native id, Seen ids, ReadErrors, the cursor),
+    asserting ids are unique and exactly one Cursor comes last."""
+    from ragbag.documents import Cursor, Document, ReadError, Seen
+
+    docs, seen, errors, cursors = {}, set(), [], []
+    for item in items:
+        if isinstance(item, Document):
+            assert item.native_id not in docs
+            docs[item.native_id] = item
+        elif isinstance(item, Seen):
+            seen.add(item.native_id)
+        elif isinstance(item, ReadError):
+            errors.append(item)
+        else:
+            assert isinstance(item, Cursor)
+            cursors.append(item.state)
+    assert len(cursors) == 1
+    return docs, seen, errors, cursors[0]

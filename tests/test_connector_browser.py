@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli, cli_json
+from conftest import cli, cli_json, split_read
 from connectors import browser
-from ragbag.documents import Cursor, Document, ReadError, Seen
+from ragbag.documents import Document
 from ragbag.embedding import token_counter
 from ragbag.errors import RagbagError
 
@@ -140,20 +140,7 @@ class Firefox:
 
 
 def run(path, cursor=None):
-    docs, seen, errors, cursors = {}, set(), [], []
-    for item in browser.read(path, "hist", cursor):
-        if isinstance(item, Document):
-            assert item.native_id not in docs
-            docs[item.native_id] = item
-        elif isinstance(item, Seen):
-            seen.add(item.native_id)
-        elif isinstance(item, ReadError):
-            errors.append(item)
-        else:
-            assert isinstance(item, Cursor)
-            cursors.append(item.state)
-    assert len(cursors) == 1
-    return docs, seen, errors, cursors[0]
+    return split_read(browser.read(path, "hist", cursor))
 
 
 def chrome_profile(root: Path) -> tuple[Path, dict[str, int]]:

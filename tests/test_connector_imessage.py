@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli, cli_json
+from conftest import cli, cli_json, split_read
 from connectors import imessage
 from connectors.files import Unreadable
-from ragbag.documents import Cursor, Document, ReadError, Seen
+from ragbag.documents import Document
 from ragbag.embedding import token_counter
 from ragbag.errors import RagbagError
 
@@ -178,20 +178,7 @@ def fixture_db(path: Path, wal: bool = True) -> tuple[ChatDB, dict]:
 
 
 def run(path, cursor=None):
-    docs, seen, errors, cursors = {}, set(), [], []
-    for item in imessage.read(path, "msgs", cursor):
-        if isinstance(item, Document):
-            assert item.native_id not in docs
-            docs[item.native_id] = item
-        elif isinstance(item, Seen):
-            seen.add(item.native_id)
-        elif isinstance(item, ReadError):
-            errors.append(item)
-        else:
-            assert isinstance(item, Cursor)
-            cursors.append(item.state)
-    assert len(cursors) == 1
-    return docs, seen, errors, cursors[0]
+    return split_read(imessage.read(path, "msgs", cursor))
 
 
 def test_typedstream_bodies_of_every_length_and_class_chain():

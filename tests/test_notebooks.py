@@ -12,28 +12,28 @@ from conftest import materialize_source
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_quickstart_notebook_executes(home, instance):
+def _run_on_sample(home, instance, notebook: str) -> list[dict]:
+    """Build the sample sources into the test home, execute the notebook, return its outputs
+    (none of them an error)."""
     home.add_source("sample-docs", "files", str(ROOT / "sample" / "docs"), known=("files", "code"))
     home.add_source("sample-code", "code", str(ROOT / "sample" / "code"), known=("files", "code"))
     materialize_source(home, instance, "sample-docs")
     materialize_source(home, instance, "sample-code")
-    nb = nbformat.read(ROOT / "notebooks" / "quickstart.ipynb", as_version=4)
+    nb = nbformat.read(ROOT / "notebooks" / notebook, as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
+    return outputs
+
+
+def test_quickstart_notebook_executes(home, instance):
+    outputs = _run_on_sample(home, instance, "quickstart.ipynb")
     html = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
     assert "Account help" in html and "http_client.py" in html
 
 
 def test_explore_notebook_executes(home, instance):
-    home.add_source("sample-docs", "files", str(ROOT / "sample" / "docs"), known=("files", "code"))
-    home.add_source("sample-code", "code", str(ROOT / "sample" / "code"), known=("files", "code"))
-    materialize_source(home, instance, "sample-docs")
-    materialize_source(home, instance, "sample-code")
-    nb = nbformat.read(ROOT / "notebooks" / "explore.ipynb", as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
-    assert not [o for o in outputs if o.get("output_type") == "error"]
+    outputs = _run_on_sample(home, instance, "explore.ipynb")
     assert any("image/png" in o.get("data", {}) for o in outputs), "no plot of documents per month"
     html = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
     # Sample data: extensions and languages as the facets, the filtered search, the chunk view.
