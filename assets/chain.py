@@ -1,8 +1,8 @@
 """The asset chain of one connector, partitioned by source name.
 
-``documents`` reads the source; ``chunks``, ``embeddings`` and ``bm25`` follow eagerly. Every
-asset returns counts, errors, a preview and the LanceDB table version as metadata. The place
-for a ``graph`` asset is after ``embeddings``, beside ``bm25``.
+``documents`` reads the source; ``chunks``, ``embeddings``, ``graph`` and ``bm25`` follow
+eagerly. Every asset returns counts, errors, a preview and the LanceDB table version as
+metadata. ``bm25`` publishes: it ships the keyword index with the graph the stage before built.
 """
 
 
@@ -15,12 +15,12 @@ import dagster as dg
 from dagster._utils.schedules import cron_string_iterator
 
 from assets.resources import RagbagHome
-from ragbag import checks, stages
+from ragbag import checks, graph, stages
 from ragbag.errors import RagbagError
 from ragbag.home import Home, Source
 from ragbag.store import Store
 
-STAGES = ("documents", "chunks", "embeddings", "bm25")
+STAGES = ("documents", "chunks", "embeddings", "graph", "bm25")
 # Every stage writes the LanceDB tables all sources share (documents, chunks, embeddings,
 # embedding_cache, publication tags). One pool for all of them; $RAGBAG_HOME/dagster/dagster.yaml
 # sets its limit to 1, so two runs of different sources never write at the same time.
@@ -29,7 +29,12 @@ POOL = "ragbag_lance"
 # context.partition_keys. `dagster asset materialize --partition-range` requires single_run.
 BACKFILL_POLICY = dg.BackfillPolicy.single_run()
 # Bump when a stage's output for the same input changes, so the UI marks what became stale.
-CODE_VERSIONS = {"documents": "1", "chunks": stages.CHUNKER_VERSION, "embeddings": "1", "bm25": "1"}
+CODE_VERSIONS = {"documents": "1", "chunks": stages.CHUNKER_VERSION, "embeddings": "1",
+                 "graph": graph.FORMAT_VERSION, "bm25": "1"}
+
+
+KINDS = {"documents": {"lancedb"}, "chunks": {"lancedb"}, "embeddings": {"lancedb"}, "graph": {"faiss"},
+         "bm25": {"bm25s"}}
 
 
 def partitions_for(connector: str) -> dg.DynamicPartitionsDefinition:
@@ -66,7 +71,7 @@ def freshness_for(cron: str) -> dg.FreshnessPolicy:
 def connector_chain(
     connector: str, module: ModuleType, freshness: "dg.FreshnessPolicy | None" = None,
 ) -> list[dg.AssetsDefinition]:
-    """The four assets of one connector, wired in order; ``freshness`` goes on ``bm25`` (what
+    """The five assets of one connector, wired in order; ``freshness`` goes on ``bm25`` (what
     search reads), so the UI flags a connector whose index has not been refreshed on time."""
     partitions = partitions_for(connector)
 
@@ -95,7 +100,7 @@ def connector_chain(
             group_name=connector,
             code_version=CODE_VERSIONS[stage],
             automation_condition=dg.AutomationCondition.eager() if upstream else None,
-            kinds={"lancedb"} if stage != "bm25" else {"bm25s"},
+            kinds=KINDS[stage],
             description=doc,
             pool=POOL,
             backfill_policy=BACKFILL_POLICY,
@@ -129,9 +134,13 @@ def connector_chain(
              f"Records of each {connector} source, normalised, diffed by content hash."),
         make("chunks", "documents", lambda st, h, s: stages.chunk(st, s, module.spans, h.model),
              "Token-bounded chunks; only changed documents are re-chunked."),
-        make("embeddings", "chunks", lambda st, h, s: stages.embed(st, s, h.model),
+        make("embeddings", "chunks",
+             lambda st, h, s: stages.embed(st, s, h.model, pending=stages.pending_path(h, s)),
              "Chunk vectors; only new content is embedded (cache keyed by model + hash)."),
-        make("bm25", "embeddings", lambda st, h, s: stages.publish(st, h, s, h.model),
+        make("graph", "embeddings", lambda st, h, s: stages.build_graph(st, h, s, h.model),
+             "Proximity graph: HNSW over kept vectors (fast) or a hub-pruned graph with PQ codes "
+             "and the vectors dropped (compact)."),
+        make("bm25", "graph", lambda st, h, s: stages.publish(st, h, s, h.model),
              "Keyword index, and the publication of this build to search."),
     ]
 

@@ -59,9 +59,11 @@ def main() -> None:
     out["bytes"] = folder_bytes(index_dir)
     out["files"] = {p.name: p.stat().st_size for p in sorted(index_dir.iterdir()) if p.is_file()}
     stop_daemons(proj)
-    out["warm"] = warm_latency(index_dir / "documents.leann", queries, args.warmup, args.passes, args.sample)
+    out["warm"] = warm_latency(index_dir / "documents.leann", queries, args.warmup, args.passes, args.sample,
+                               args.modes)
     stop_daemons(proj)
-    out["cold_cli"] = cold_cli(proj, [q["text"] for q in queries[: args.cold]])
+    if args.cold:
+        out["cold_cli"] = cold_cli(proj, [q["text"] for q in queries[: args.cold]])
     stop_daemons(proj)
     args.out.write_text(json.dumps(out, indent=1))
 
@@ -76,6 +78,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--warmup", type=int, default=1, help="untimed searches per mode first")
     p.add_argument("--sample", type=int, default=10, help="queries timed for vector and hybrid")
     p.add_argument("--passes", type=int, default=1, help="timed passes over the queries per mode")
+    p.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES), help="search modes to time")
     return p.parse_args()
 
 
@@ -120,13 +123,16 @@ def stop_daemons(proj: Path) -> None:
     leann(proj, "daemon", "stop", "--all")
 
 
-def warm_latency(index_path: Path, queries: list[dict], warmup: int, passes: int, sample: int) -> dict:
+def warm_latency(index_path: Path, queries: list[dict], warmup: int, passes: int, sample: int,
+                 modes: list[str]) -> dict:
     from leann import LeannSearcher
 
     searcher = LeannSearcher(str(index_path))
     try:
         out = {}
-        for mode, weight in MODES.items():
+        for mode in modes:
+            weight = MODES[mode]
+
             def run(q: str):
                 return searcher.search(q, top_k=10, vector_weight=weight)
 

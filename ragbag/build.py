@@ -120,6 +120,7 @@ def _report(src: Source, result, seconds: float) -> dict[str, Any]:
         "documents": docs.get("documents", 0), "added": docs.get("added", 0),
         "changed": docs.get("changed", 0), "deleted": docs.get("deleted", 0),
         "chunks": chunks.get("chunks", 0), "chunks_embedded": emb.get("chunks_embedded", 0),
+        "graph": {k: meta.get("graph", {}).get(k) for k in ("profile", "mode", "recall_at_10", "bytes")},
         "errors": docs.get("errors", []), "failure": failure, "run_id": result.run_id,
         "seconds": round(seconds, 2),
     }

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ragbag import embedding
+from ragbag import embedding, graph, stages
 from ragbag.home import Home, Source
 from ragbag.store import Store
 
@@ -56,6 +56,8 @@ def embeddings_match_chunks(store: Store, home: Home, source: Source) -> Check:
     ids = emb.column("chunk_id").to_pylist()
     models = Counter(emb.column("model").to_pylist())
     lengths = set(emb.column("vector").combine_chunks().value_lengths().to_pylist()) if len(ids) else set()
+    if stages.graph_profile(home, source) == "compact":
+        lengths.discard(None)  # vectors a compact source's graph already holds (dropped)
     missing = len(chunks - set(ids))
     orphans = len(set(ids) - chunks)
     wrong = sum(n for m, n in models.items() if m != model)
@@ -66,6 +68,45 @@ def embeddings_match_chunks(store: Store, home: Home, source: Source) -> Check:
         f"{wrong} vectors from another model, dimensions seen {sorted(lengths)}",
         {"missing": missing, "orphans": orphans, "other_model": wrong, "model": model, "dim": dim},
     )
+
+
+def graph_matches_chunks(store: Store, home: Home, source: Source) -> Check:
+    """The staged graph covers exactly the stored chunks, from the configured model, and no
+    neighbour list points outside it."""
+    meta = stages.staged_graph(home, source) or {}
+    keys = store.rows("chunks", source.name, ["chunk_id", "content_hash"]).to_pydict()
+    pairs = {(c, h) for c, h in zip(keys["chunk_id"], keys["content_hash"])}
+    nodes = {tuple(p) for p in meta.get("pairs", [])}
+    dangling = -1
+    if meta:
+        base = home.index_dir(source.connector, source.name) / "graph"
+        g, _ = graph.load(base, meta["model"], int(meta["dim"]))
+        dangling = graph.dangling(g)
+    ok = bool(meta) and nodes == pairs and meta.get("model") == home.model and dangling == 0
+    return Check("graph_matches_chunks", ok,
+                 f"{len(pairs - nodes)} chunks not in the graph, {len(nodes - pairs)} graph nodes without a chunk, "
+                 f"{dangling} neighbour ids out of range",
+                 {"nodes": len(nodes), "chunks": len(pairs), "dangling": dangling,
+                  "model": str(meta.get("model")), "profile": str(meta.get("profile"))})
+
+
+def graph_recall(store: Store, home: Home, source: Source) -> Check:
+    """Recall@10 of graph search against exact search (a sample of the source's own chunks as
+    queries) is at least 0.90; after an in-place update, inserted chunks are findable too."""
+    meta = stages.staged_graph(home, source) or {}
+    recall = float(meta.get("recall_at_10", 0.0))
+    found = float(meta.get("inserted_found", 1.0))
+    ok = recall >= RECALL_FLOOR and found >= RECALL_FLOOR
+    how = "measured at this build" if meta.get("mode") == "built" else "measured at the last full build"
+    return Check("graph_recall", ok,
+                 f"recall@10 {recall:.3f} over {meta.get('recall_queries', 0)} queries ({how}); "
+                 f"inserted chunks found {found:.3f}",
+                 {"recall_at_10": recall, "recall_queries": int(meta.get("recall_queries", 0)),
+                  "inserted_found": found, "mode": str(meta.get("mode")), "profile": str(meta.get("profile")),
+                  "graph_bytes": int(meta.get("bytes", 0))})
+
+
+RECALL_FLOOR = 0.90
 
 
 def index_matches_chunks(store: Store, home: Home, source: Source) -> Check:
@@ -86,5 +127,6 @@ BY_STAGE: dict[str, list[Callable[[Store, Home, Source], Check]]] = {
     "documents": [no_empty_documents],
     "chunks": [unique_chunk_ids, no_orphan_chunks],
     "embeddings": [embeddings_match_chunks],
+    "graph": [graph_matches_chunks, graph_recall],
     "bm25": [index_matches_chunks],
 }

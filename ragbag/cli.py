@@ -59,6 +59,8 @@ def add(
     name: str = typer.Argument(..., help="A name for this source (letters, digits, . _ -)."),
     path: Optional[str] = typer.Argument(None, help="File or folder to index (default: the connector's usual places)."),
     schedule: Optional[str] = typer.Option(None, "--schedule", help="Refresh cron for this source under dagster dev."),
+    profile: Optional[str] = typer.Option(None, "--profile",
+                                          help="Graph profile: fast (vectors kept) or compact (vectors dropped)."),
 ) -> None:
     """Register a source in $RAGBAG_HOME/sources.yaml."""
     home = Home()
@@ -69,6 +71,12 @@ def add(
         if not is_valid_cron_string(schedule):
             raise RagbagError(f"--schedule {schedule!r} is not a valid cron string (e.g. '0 7 * * *')")
         options["schedule"] = schedule
+    if profile is not None:
+        from ragbag.graph import PROFILES
+
+        if profile not in PROFILES:
+            raise RagbagError(f"--profile {profile!r}: use one of {', '.join(PROFILES)}")
+        options["profile"] = profile
     found: list[Path] = []
     if path is None:
         found = _discover(connector)
@@ -143,6 +151,9 @@ def search(
     min_score: Optional[float] = typer.Option(None, "--min-score", help="Drop hits scoring below this (the mode's score)."),
     context: int = typer.Option(0, "--context", min=0, help="Merge N neighbouring chunks on each side into each hit."),
     collapse: bool = typer.Option(True, "--collapse/--no-collapse", help="Collapse near-duplicate hits."),
+    width: Optional[int] = typer.Option(None, "--width", min=1, help="Graph search width (recall vs speed)."),
+    recompute: Optional[int] = typer.Option(None, "--recompute", min=1,
+                                            help="Compact sources: exact embeddings recomputed per query."),
     as_json: bool = typer.Option(False, "--json", help="Print hits as a JSON array."),
 ) -> None:
     """Search every built source (hybrid BM25 + vector by default)."""
@@ -154,7 +165,7 @@ def search(
 
     hits = q.search(query, k=k, sources=source, connectors=connector, where=where,
                     after=after, before=before, mode=mode, min_score=min_score, context=context,
-                    collapse=collapse)
+                    collapse=collapse, width=width, recompute=recompute)
     if as_json:
         print(json.dumps(hits.to_dict("records"), indent=2, default=str, ensure_ascii=False))
         return

@@ -32,7 +32,7 @@ _DAGSTER_YAML = (
     "    default_limit: 1\n"
 )
 # Settings config.yaml may hold (dotted keys); embedding.model is validated against the registry.
-SETTABLE = {"embedding.model", "llm.provider", "llm.model", "llm.base_url"}
+SETTABLE = {"embedding.model", "graph.profile", "llm.provider", "llm.model", "llm.base_url"}
 
 
 @dataclass
@@ -117,6 +117,11 @@ class Home:
         """Set a dotted key (``embedding.model``) in config.yaml, validating what ragbag reads."""
         if key == "embedding.model":
             spec(value)
+        elif key == "graph.profile":
+            from ragbag.graph import PROFILES
+
+            if value not in PROFILES:
+                raise RagbagError(f"graph.profile {value!r}: use one of {', '.join(PROFILES)}")
         elif key not in SETTABLE:
             raise RagbagError(f"unknown setting {key!r}; settable: {', '.join(sorted(SETTABLE))}")
         config = self.config()

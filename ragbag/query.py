@@ -18,7 +18,7 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from ragbag import bm25, embedding, filters
+from ragbag import bm25, embedding, filters, graph
 from ragbag.documents import citation_for
 from ragbag.errors import RagbagError
 from ragbag.home import Home
@@ -35,6 +35,9 @@ COLUMNS = [
     "text", "score", "source", "connector", "uri", "title", "doc_id", "chunk_id", "citation",
     "metadata", "date", "ordinal", "start", "end", "vector_score", "keyword_score", "chunk_text",
 ]
+# A fast source below this many chunks is searched exactly (a matrix product is as quick as the
+# graph there and has perfect recall); above it, and unfiltered, through its HNSW graph.
+EXACT_BELOW = 20_000
 _FIELDS = ("chunk_id", "doc_id", "source", "connector", "uri", "title", "text", "ordinal",
            "start", "end", "date", "created_at", "updated_at", "metadata")
 
@@ -51,6 +54,7 @@ class Snapshot:
     keyword: Any
     dates: np.ndarray  # datetime64[us] UTC, NaT where unknown
     by_doc: dict[str, list[int]]  # rows of each document in reading order
+    graph: Any = None  # graph.Compact, a faiss index, or None (exact search only)
     _words: dict[int, frozenset[str]] = field(default_factory=dict)
 
     def words(self, j: int) -> frozenset[str]:
@@ -79,6 +83,8 @@ def search(
     min_score: float | None = None,
     context: int = 0,
     collapse: bool = True,
+    width: int | None = None,
+    recompute: int | None = None,
     home: Home | str | None = None,
 ) -> pd.DataFrame:
     """Ranked chunks for a query, best first, as a DataFrame with the fields of ``COLUMNS``.
@@ -87,6 +93,8 @@ def search(
     keyword, the fused score for hybrid). ``collapse`` drops near-duplicate chunks (same text
     mailed twice, a file copied). ``context=N`` widens each hit to N neighbouring chunks on each
     side of the same document, merged into one passage (``chunk_text`` keeps the hit itself).
+    ``width`` (the graph search width) and ``recompute`` (exact embeddings recomputed per query
+    in a compact source) trade speed for recall; the defaults are ``graph.Params``'.
     """
     if mode not in MODES:
         raise RagbagError(f"unknown mode {mode!r}; use one of: {', '.join(MODES)}")
@@ -105,7 +113,7 @@ def search(
     model = _one_model(home, snaps) if mode in ("hybrid", "vector") else None
     if model is not None:
         qv = embedding.encode_query(query, model)
-        vec = _top([(s.vectors @ qv if len(s.vectors) else np.zeros(0)) for s in snaps], masks, pool, positive=False)
+        vec = _vector_top(snaps, qv, masks, pool, model, width, recompute)
     if mode in ("hybrid", "keyword"):
         tokens = bm25.tokenize(query)
         kw = _top([
@@ -234,10 +242,19 @@ def load(home: Home, connector: str, source: str) -> Snapshot | None:
     ids: list[str] = json.loads((directory / "chunk_ids.json").read_text())
     store = Store(home.lance_dir)
     versions = manifest["versions"]
-    rows = store.published_rows("chunks", source, versions["chunks"], list(_FIELDS)).to_pandas()
-    emb = store.published_rows("embeddings", source, versions["embeddings"], ["chunk_id", "vector"])
+    g = None
+    if (directory / "graph").exists():
+        g, _ = graph.load(directory / "graph", manifest["model"], manifest["dim"])
+    compact = isinstance(g, graph.Compact)
+    # A compact source stores no vectors: keep what recomputing them needs instead.
+    fields = list(_FIELDS) + (["index_text", "content_hash"] if compact else [])
+    rows = store.published_rows("chunks", source, versions["chunks"], fields).to_pandas()
     rows = rows.set_index("chunk_id").loc[ids].reset_index() if ids else rows
-    vectors = _vectors(emb, ids, manifest["dim"])
+    if compact:
+        vectors = np.zeros((0, manifest["dim"]), np.float32)
+    else:
+        emb = store.published_rows("embeddings", source, versions["embeddings"], ["chunk_id", "vector"])
+        vectors = _vectors(emb, ids, manifest["dim"])
     records = []
     for r in rows.to_dict("records"):
         meta = json.loads(r["metadata"] or "{}")
@@ -250,7 +267,7 @@ def load(home: Home, connector: str, source: str) -> Snapshot | None:
     by_doc: dict[str, list[int]] = {}
     for j in sorted(range(len(records)), key=lambda j: (records[j]["doc_id"], records[j]["ordinal"])):
         by_doc.setdefault(records[j]["doc_id"], []).append(j)
-    snap = Snapshot(key, manifest, rows, records, vectors, keyword, dates, by_doc)
+    snap = Snapshot(key, manifest, rows, records, vectors, keyword, dates, by_doc, g)
     _loaded[cache_key] = snap
     return snap
 
@@ -291,10 +308,43 @@ def _mask(s: Snapshot, conditions, lo, hi) -> np.ndarray | None:
     return mask
 
 
-def _top(per_source: list[np.ndarray], masks, n: int, positive: bool) -> list[tuple[int, int, float]]:
+def _vector_top(snaps: list[Snapshot], qv: np.ndarray, masks, n: int, model: str,
+                width: int | None, recompute: int | None) -> list[tuple[int, int, float]]:
+    """The n best rows by cosine over all sources: exactly where vectors are kept (and the
+    source is small or filtered), through the graph otherwise."""
+    cands: list[tuple[int, int, float]] = []
+    for i, (s, mask) in enumerate(zip(snaps, masks)):
+        if isinstance(s.graph, graph.Compact):
+            ids, scores = graph.search_compact(s.graph, qv, n, _recomputer(s, model), graph.Params(),
+                                               mask, width, recompute)
+        elif s.graph is not None and mask is None and len(s.rows) >= EXACT_BELOW:
+            ids, scores = graph.search_fast(s.graph, qv, n, width or graph.Params().ef_search)
+        else:
+            cands.extend(_top([s.vectors @ qv if len(s.vectors) else np.zeros(0)], [mask], n, positive=False,
+                              index=i))
+            continue
+        cands.extend((i, int(j), float(sc)) for j, sc in zip(ids, scores))
+    cands.sort(key=lambda t: -t[2])
+    return cands[:n]
+
+
+_RECOMPUTED = graph.VectorCache()
+
+
+def _recomputer(s: Snapshot, model: str):
+    """Exact vectors of a compact source's rows: from the LRU cache, else the model."""
+    def vectors_of(rows: np.ndarray) -> np.ndarray:
+        recs = [s.records[int(j)] for j in rows]
+        keys = [f"{model}:{r['content_hash']}" for r in recs]
+        return _RECOMPUTED.get_many(
+            keys, lambda todo: embedding.encode_passages([recs[t]["index_text"] for t in todo], model))
+    return vectors_of
+
+
+def _top(per_source: list[np.ndarray], masks, n: int, positive: bool, index: int = 0) -> list[tuple[int, int, float]]:
     """The n best (source index, row, score) over all sources, filtered rows excluded."""
     cands: list[tuple[int, int, float]] = []
-    for i, (scores, mask) in enumerate(zip(per_source, masks)):
+    for i, (scores, mask) in enumerate(zip(per_source, masks), start=index):
         if not len(scores):
             continue
         scores = scores.astype(np.float32, copy=True)

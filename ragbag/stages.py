@@ -18,9 +18,11 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 
-from ragbag import bm25, embedding, progress
+from ragbag import bm25, embedding, graph, progress
 from ragbag.documents import Cursor, Document, ReadError, Seen, Span, doc_id_for, stable_hash
 from ragbag.errors import RagbagError
 from ragbag.home import Home, Source, write_private
@@ -132,11 +134,20 @@ def chunk(store: Store, source: Source, spans: Spanner, model: str) -> dict[str,
     }
 
 
-def embed(store: Store, source: Source, model: str, batch_size: int = 128) -> dict[str, Any]:
-    """Embed chunks that have no vector for (model, content hash); reuse the cache first."""
+def embed(store: Store, source: Source, model: str, batch_size: int = 128,
+          pending: Path | None = None) -> dict[str, Any]:
+    """Embed chunks that have no vector for (model, content hash); reuse the cache first.
+
+    A compact source (``pending`` set) never stores a vector in LanceDB: its rows record that a
+    chunk is embedded (vector null), its new vectors wait in the ``pending`` file for the graph
+    stage, and they stay out of the shared cache.
+    """
     chunks = store.rows("chunks", source.name, ["chunk_id", "content_hash", "index_text"]).to_pydict()
     stored = store.rows("embeddings", source.name, ["chunk_id", "content_hash", "model"]).to_pydict()
     have = {c: (h, m) for c, h, m in zip(stored["chunk_id"], stored["content_hash"], stored["model"])}
+    if pending is None:  # a source that was compact and is fast now gets its vectors back
+        for c in store.without_vectors(source.name):
+            have[c] = None
     todo = [
         (cid, h, text)
         for cid, h, text in zip(chunks["chunk_id"], chunks["content_hash"], chunks["index_text"])
@@ -165,20 +176,25 @@ def embed(store: Store, source: Source, model: str, batch_size: int = 128) -> di
         vecs = embedding.encode_passages(texts[start : start + batch_size], model)
         batch = dict(zip(hashes[start : start + batch_size], vecs.tolist()))
         fresh.update(batch)
-        store.add("embedding_cache", pa.table({
-            "key": [_cache_key(model, h) for h in batch], "vector": list(batch.values()),
-        }))
+        if pending is None:
+            store.add("embedding_cache", pa.table({
+                "key": [_cache_key(model, h) for h in batch], "vector": list(batch.values()),
+            }))
         progress.report("embed", source.name, min(start + batch_size, len(texts)), len(texts))
     for h, v in fresh.items():
         cache[_cache_key(model, h)] = v
 
+    vectors = [cache[_cache_key(model, h)] for _, h, _ in todo]
+    if pending is not None:
+        add_pending(pending, [(c, h) for c, h, _ in todo], vectors)
+        vectors = [None] * len(todo)
     store.delete_keys("embeddings", "chunk_id", stale, source.name)
     store.add("embeddings", pa.table({
         "chunk_id": [c for c, _, _ in todo],
         "source": [source.name] * len(todo),
         "content_hash": [h for _, h, _ in todo],
         "model": [model] * len(todo),
-        "vector": [cache[_cache_key(model, h)] for _, h, _ in todo],
+        "vector": pa.array(vectors, type=pa.list_(pa.float32())),
     }))
     return {
         "chunks": len(chunks["chunk_id"]), "chunks_embedded": len(texts),
@@ -189,6 +205,207 @@ def embed(store: Store, source: Source, model: str, batch_size: int = 128) -> di
     }
 
 
+_STAGED_GRAPH = "graph"
+_NODES = "nodes.json"  # (chunk id, content hash) of each graph node, in node order
+# A compact graph is edited in place until this share of its nodes has changed since its last
+# full build; then it is rebuilt from freshly computed vectors (see docs/graph.md).
+GRAPH_REBUILD_CHURN = 0.25
+_RECALL_QUERIES = 200
+
+
+def pending_path(home: Home, source: Source) -> Path | None:
+    """Where a compact source's new vectors wait for the graph stage (None for fast sources)."""
+    if graph_profile(home, source) != "compact":
+        return None
+    return home.index_dir(source.connector, source.name) / "pending_vectors.npz"
+
+
+def add_pending(path: Path, pairs: list[tuple[str, str]], vectors: list) -> None:
+    """Merge vectors into the pending file (a killed build's vectors are kept, not re-embedded)."""
+    held = read_pending(path)
+    held.update(zip(pairs, vectors))
+    if not held:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npz")
+    keys = np.array(["\x1f".join(p) for p in held])
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        np.savez(f, keys=keys, vectors=np.asarray(list(held.values()), dtype=np.float32))
+    os.replace(tmp, path)
+
+
+def read_pending(path: Path | None) -> dict[tuple[str, str], Any]:
+    if path is None or not path.exists():
+        return {}
+    data = np.load(path)
+    return {tuple(str(k).split("\x1f")): v for k, v in zip(data["keys"], data["vectors"])}
+
+
+def graph_profile(home: Home, source: Source) -> str:
+    """The source's graph profile: its own option, else the home's ``graph.profile``, else fast."""
+    profile = source.options.get("profile") or home.get_config("graph.profile") or "fast"
+    if profile not in graph.PROFILES:
+        raise RagbagError(f"source {source.name!r}: unknown graph profile {profile!r}; use fast or compact")
+    return profile
+
+
+def graph_fingerprint(home: Home, source: Source, model: str, pairs: list[str]) -> str:
+    profile = graph_profile(home, source)
+    return stable_hash(model, profile, graph.FORMAT_VERSION, json.dumps(graph.params_dict(graph.Params())), *pairs)
+
+
+def staged_graph(home: Home, source: Source) -> dict[str, Any] | None:
+    """Meta of the graph the last graph stage built (what the next publish will ship)."""
+    path = home.index_dir(source.connector, source.name) / _STAGED_GRAPH / graph.META
+    if not path.exists():
+        return None
+    pairs = json.loads((path.parent / _NODES).read_text())
+    return {**json.loads(path.read_text()), "pairs": pairs, "ids": [c for c, _ in pairs]}
+
+
+def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[str, Any]:
+    """Build or update the source's proximity graph and stage it for publication.
+
+    ``fast`` rebuilds an HNSW index over the stored vectors (seconds even at 100k chunks).
+    ``compact`` edits the previous graph in place — deletions repaired, new chunks inserted
+    with the vectors just embedded — because a rebuild would need every vector again, which a
+    compact source no longer stores; past ``GRAPH_REBUILD_CHURN`` it rebuilds from recomputed
+    vectors. Either way the vectors of a compact source are then dropped from storage.
+    """
+    profile = graph_profile(home, source)
+    spec = embedding.spec(model)
+    keys = store.rows("chunks", source.name, ["chunk_id", "content_hash"]).to_pydict()
+    pairs = _pairs(keys)
+    fingerprint = graph_fingerprint(home, source, model, pairs)
+    staged = staged_graph(home, source)
+    base = home.index_dir(source.connector, source.name)
+    pending = pending_path(home, source)
+    if staged and staged["fingerprint"] == fingerprint:
+        dropped = _drop_vectors(store, source) if profile == "compact" else 0
+        if pending is not None:
+            pending.unlink(missing_ok=True)
+        return {**_graph_report(staged), "unchanged": True, "vectors_dropped": dropped}
+    emb = store.rows("embeddings", source.name, ["chunk_id", "content_hash", "model", "vector"])
+    stored = {
+        (c, h): v for c, h, m, v in zip(emb.column("chunk_id").to_pylist(), emb.column("content_hash").to_pylist(),
+                                       emb.column("model").to_pylist(), emb.column("vector").to_pylist())
+        if m == model
+    }
+    waiting = read_pending(pending)
+    stored.update({p: v for p, v in waiting.items() if p in stored})
+    live = list(zip(keys["chunk_id"], keys["content_hash"]))
+    missing = [p for p in live if p not in stored]
+    if missing:
+        raise RagbagError(f"source {source.name!r}: {len(missing)} chunks have no {model} embedding; run the embeddings stage")
+    params = graph.Params()
+    started = time.perf_counter()
+    progress.report("graph", source.name, 0, 1)
+    previous = None
+    if (profile == "compact" and staged and staged["profile"] == "compact" and staged["model"] == model
+            and staged["params"] == graph.params_dict(params)):
+        previous = graph.load(base / _STAGED_GRAPH, model, spec.dim)[0]
+    old_pairs = [tuple(p) for p in staged["pairs"]] if previous is not None else []
+    live_set = set(live)
+    keep = [i for i, p in enumerate(old_pairs) if p in live_set]
+    kept = {old_pairs[i] for i in keep}
+    new = [p for p in live if p not in kept]
+    churn = (staged.get("churn", 0) + len(new) + len(old_pairs) - len(keep)) if previous is not None else 0
+    meta: dict[str, Any] = {"model": model, "dim": spec.dim, "params": graph.params_dict(params),
+                            "fingerprint": fingerprint}
+    if previous is not None and churn <= GRAPH_REBUILD_CHURN * max(1, staged.get("full_build_n", 0)):
+        vectors = _all_vectors(store, source, model, new, stored)
+        g = graph.update_compact(previous, keep, vectors, params)
+        order = [old_pairs[i] for i in keep] + new
+        found = graph.findability(g, np.arange(len(keep), g.n), vectors, params)
+        meta.update(mode="updated", churn=churn, full_build_n=staged["full_build_n"],
+                    recall_at_10=staged["recall_at_10"], recall_queries=staged["recall_queries"],
+                    inserted=len(new), deleted=len(old_pairs) - len(keep), inserted_found=found)
+    else:
+        order = live
+        vectors = _all_vectors(store, source, model, order, stored)
+        if profile == "compact":
+            g = graph.build_compact(vectors, params)
+        else:
+            g = graph.build_fast(vectors, params)
+        recall, queries = graph.self_recall(g, vectors, params, _RECALL_QUERIES)
+        meta.update(mode="built", churn=0, full_build_n=len(order), recall_at_10=recall,
+                    recall_queries=queries, inserted=len(order), deleted=len(old_pairs))
+    meta["seconds"] = round(time.perf_counter() - started, 3)
+    tmp = base / ".graph.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    graph.save(tmp, profile, g, meta)
+    meta["bytes"] = dir_bytes(tmp)  # the index proper; node ids are the published chunk_ids.json
+    (tmp / graph.META).write_text(json.dumps({**meta, "profile": profile, "format": graph.FORMAT_VERSION}))
+    (tmp / _NODES).write_text(json.dumps([list(p) for p in order]))
+    old = base / ".graph.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if (base / _STAGED_GRAPH).exists():
+        os.replace(base / _STAGED_GRAPH, old)
+    os.replace(tmp, base / _STAGED_GRAPH)
+    shutil.rmtree(old, ignore_errors=True)
+    # Vectors stored before the source became compact are dropped now; new ones never were.
+    dropped = _drop_vectors(store, source) if profile == "compact" else 0
+    if pending is not None:
+        pending.unlink(missing_ok=True)
+    progress.report("graph", source.name, 1, 1)
+    return {**_graph_report({**meta, "profile": profile}), "unchanged": False, "vectors_dropped": dropped,
+            "vectors_held": len(waiting),
+            "raw_text_bytes": sum(len(t.encode()) for t in store.rows("chunks", source.name, ["text"]).column("text").to_pylist())}
+
+
+def _graph_report(meta: dict[str, Any]) -> dict[str, Any]:
+    skip = {"pairs", "ids", "fingerprint", "params"}
+    return {**{k: v for k, v in meta.items() if k not in skip}, "nodes": len(meta.get("ids", [])),
+            "params": meta.get("params")}
+
+
+def _pairs(keys: dict[str, list]) -> list[str]:
+    return sorted(c + h for c, h in zip(keys["chunk_id"], keys["content_hash"]))
+
+
+def _matrix(rows: list, dim: int) -> np.ndarray:
+    return np.asarray(rows, dtype=np.float32).reshape(len(rows), dim)
+
+
+def _all_vectors(store: Store, source: Source, model: str, order: list[tuple[str, str]],
+                 stored: dict[tuple[str, str], Any]) -> np.ndarray:
+    """Every chunk's vector in ``order``; those a compact source dropped are recomputed."""
+    gone = [p for p in order if stored.get(p) is None]
+    if gone:
+        text = store.rows("chunks", source.name, ["chunk_id", "index_text"]).to_pydict()
+        by_id = dict(zip(text["chunk_id"], text["index_text"]))
+        fresh = embedding.encode_passages([by_id[c] for c, _ in gone], model)
+        stored = {**stored, **dict(zip(gone, fresh.tolist()))}
+    return _matrix([stored[p] for p in order], embedding.spec(model).dim)
+
+
+def _drop_vectors(store: Store, source: Source) -> int:
+    """Replace vectors a source stored before it turned compact by nulls: the graph holds what
+    search needs. (Older LanceDB versions keep those files until the table is cleaned up.)"""
+    emb = store.rows("embeddings", source.name)
+    held = pa.compute.invert(pa.compute.is_null(emb.column("vector")))
+    rows = emb.filter(held)
+    if not rows.num_rows:
+        return 0
+    store.delete_keys("embeddings", "chunk_id", rows.column("chunk_id").to_pylist(), source.name)
+    store.add("embeddings", rows.set_column(rows.schema.get_field_index("vector"), "vector",
+                                            pa.nulls(rows.num_rows, rows.schema.field("vector").type)))
+    return rows.num_rows
+
+
+def _link_tree(src: Path, dst: Path) -> None:
+    """Hard-link a staged directory's files into a published version (copy across devices)."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for f in src.iterdir():
+        if f.name == _NODES:
+            continue  # published as chunk_ids.json
+        try:
+            os.link(f, dst / f.name)
+        except OSError:
+            shutil.copy2(f, dst / f.name)
+
+
 def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, Any]:
     """Build the BM25 index and atomically make this build what search reads.
 
@@ -196,29 +413,28 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
     (same fingerprint), the published index stays as it is: a no-change rebuild costs a scan.
     """
     keys = store.rows("chunks", source.name, ["chunk_id", "content_hash"]).to_pydict()
-    fingerprint = stable_hash(model, bm25.TOKENIZER_VERSION, *sorted(
-        c + h for c, h in zip(keys["chunk_id"], keys["content_hash"])))
+    pairs = _pairs(keys)
+    staged = staged_graph(home, source)
+    if staged is None or staged["fingerprint"] != graph_fingerprint(home, source, model, pairs):
+        raise RagbagError(f"source {source.name!r}: its graph index is missing or stale; run the graph stage")
+    fingerprint = stable_hash(model, bm25.TOKENIZER_VERSION, staged["fingerprint"], *pairs)
     current = published_manifest(home, source)
     if current and current.get("fingerprint") == fingerprint:
         return {**current, "unchanged": True, "table_version": current["versions"]["chunks"],
                 "bytes": dir_bytes(home.index_dir(source.connector, source.name))}
-    chunks = store.rows("chunks", source.name, ["chunk_id", "index_text"]).to_pydict()
-    emb = store.rows("embeddings", source.name, ["chunk_id", "model"]).to_pydict()
-    embedded = {c for c, m in zip(emb["chunk_id"], emb["model"]) if m == model}
-    missing = [c for c in chunks["chunk_id"] if c not in embedded]
-    if missing:
-        raise RagbagError(
-            f"source {source.name!r}: {len(missing)} chunks have no {model} embedding; run the embeddings stage"
-        )
+    table = store.rows("chunks", source.name, ["chunk_id", "index_text"]).to_pydict()
+    text_of = dict(zip(table["chunk_id"], table["index_text"]))
+    ids = staged["ids"]  # graph node order: row i of the index is node i of the graph
+    chunks = {"chunk_id": ids, "index_text": [text_of[c] for c in ids]}
     versions = store.versions()
     progress.report("index", source.name, 0, 1)
     base = home.index_dir(source.connector, source.name)
     name = f"v{int(time.time() * 1000)}"
     target = base / name
-    ids = chunks["chunk_id"]
     if ids:
         bm25.save(bm25.build(chunks["index_text"]), target / "bm25")
     target.mkdir(parents=True, exist_ok=True)
+    _link_tree(base / _STAGED_GRAPH, target / "graph")
     (target / "chunk_ids.json").write_text(json.dumps(ids))
     documents = store.table("documents").count_rows(f"source = {lit(source.name)}")
     manifest = {
@@ -226,6 +442,7 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
         "dim": embedding.spec(model).dim, "documents": documents, "chunks": len(ids),
         "store_bytes": _store_bytes(store, source.name), "versions": versions,
         "tokenizer": bm25.TOKENIZER_VERSION, "fingerprint": fingerprint,
+        "graph": {k: staged[k] for k in ("profile", "recall_at_10", "bytes", "mode")},
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     (target / MANIFEST).write_text(json.dumps(manifest, indent=1))

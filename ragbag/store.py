@@ -68,6 +68,11 @@ class Store:
         """Every current row of one source (optionally only some columns)."""
         return _scan(self.table(name), f"source = {lit(source)}", columns)
 
+    def without_vectors(self, source: str) -> set[str]:
+        """Chunk ids of a source whose embedding row holds no vector (a compact source's)."""
+        tbl = self.table("embeddings")
+        return set(_scan(tbl, f"source = {lit(source)} AND vector IS NULL", ["chunk_id"]).column("chunk_id").to_pylist())
+
     def add(self, name: str, data: pa.Table) -> None:
         if data.num_rows:
             tbl = self.table(name)

@@ -15,7 +15,9 @@ import dagster as dg
 import pytest
 import yaml
 
+from assets.chain import STAGES
 from conftest import cli, write
+from ragbag.checks import BY_STAGE
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -119,11 +121,11 @@ def test_backfill_rebuilds_a_connectors_sources_in_one_run_from_the_cli(home, tm
         assert len(runs) == 1 and runs[0].status == dg.DagsterRunStatus.SUCCESS
         assert runs[0].tags["dagster/asset_partition_range_start"] == "a"
         assert runs[0].tags["dagster/asset_partition_range_end"] == "b"
-        for stage in ("documents", "chunks", "embeddings", "bm25"):
+        for stage in STAGES:
             assert instance.get_materialized_partitions(dg.AssetKey(["files", stage])) == {"a", "b"}
         checks = [e for e in instance.all_logs(runs[0].run_id)
                   if e.dagster_event and e.dagster_event.event_type_value == "ASSET_CHECK_EVALUATION"]
-        assert len(checks) == 5 and all(e.dagster_event.event_specific_data.passed for e in checks)
+        assert len(checks) == sum(len(fns) for fns in BY_STAGE.values()) == 7 and all(e.dagster_event.event_specific_data.passed for e in checks)
     finally:
         instance.dispose()
     _assert_searchable(home, {"a": "gate code lisbon", "b": "sourdough starter"})
@@ -159,7 +161,7 @@ def test_two_sources_of_one_connector_build_at_once_into_one_home(home, tmp_path
                     started[e.step_key] = e.timestamp
                 elif e.dagster_event.event_type_value in ("STEP_SUCCESS", "STEP_FAILURE"):
                     spans.append((started.pop(e.step_key), e.timestamp, run.run_id, e.step_key))
-        assert len(spans) == 8
+        assert len(spans) == 2 * len(STAGES)
         spans.sort()
         for (s1, e1, r1, k1), (s2, e2, r2, k2) in zip(spans, spans[1:]):
             assert e1 <= s2, f"{k1} ({r1[:8]}) overlapped {k2} ({r2[:8]}) in pool ragbag_lance"
@@ -190,7 +192,7 @@ def test_a_source_builds_with_the_multiprocess_executor(home, tmp_path):
         assert run.status == dg.DagsterRunStatus.SUCCESS
         pids = {e.step_key: e.dagster_event.pid for e in instance.all_logs(run.run_id)
                 if e.dagster_event and e.dagster_event.event_type_value == "STEP_START"}
-        assert len(pids) == 4 and len(set(pids.values())) == 4, pids  # one process per step
+        assert len(pids) == len(set(pids.values())) == len(STAGES), pids  # one process per step
     finally:
         instance.dispose()
     _assert_searchable(home, {"a": "gate code lisbon"})

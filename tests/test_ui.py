@@ -12,6 +12,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from assets.chain import STAGES
 from conftest import cli, write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,10 +67,11 @@ def test_dagster_dev_shows_assets_partitions_and_cli_runs(home, tmp_path):
             proc.wait(10)
 
     nodes = {"/".join(n["assetKey"]["path"]): n for n in data["assetNodes"]}
-    for stage in ("documents", "chunks", "embeddings", "bm25"):
+    for stage in STAGES:
         assert nodes[f"files/{stage}"]["partitionKeys"] == ["notes"]
         assert nodes[f"code/{stage}"]["partitionKeys"] == []
-    assert nodes["files/bm25"]["dependencyKeys"] == [{"path": ["files", "embeddings"]}]
+    assert nodes["files/bm25"]["dependencyKeys"] == [{"path": ["files", "graph"]}]
+    assert nodes["files/graph"]["dependencyKeys"] == [{"path": ["files", "embeddings"]}]
     runs = data["runsOrError"]["results"]
     assert any(r["jobName"] == "build_files" and r["status"] == "SUCCESS"
                and {"key": "ragbag/trigger", "value": "cli"} in r["tags"] for r in runs)

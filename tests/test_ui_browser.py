@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from assets.chain import STAGES
 from conftest import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,7 +157,8 @@ def _check_graphql(port: int) -> None:
     }""")
     nodes = {"/".join(n["assetKey"]["path"]): n for n in data["assetNodes"]}
     expected_checks = {"documents": {"no_empty_documents"}, "chunks": {"unique_chunk_ids", "no_orphan_chunks"},
-                       "embeddings": {"embeddings_match_chunks"}, "bm25": {"index_matches_chunks"}}
+                       "embeddings": {"embeddings_match_chunks"}, "graph": {"graph_matches_chunks", "graph_recall"},
+                       "bm25": {"index_matches_chunks"}}
     for connector, source in (("files", "sample-docs"), ("code", "sample-code")):
         for stage, names in expected_checks.items():
             n = nodes[f"{connector}/{stage}"]
@@ -183,8 +185,7 @@ def _backfill_files_through_the_daemon(port: int) -> None:
     which the single-run policy turns into one run over the connector's sources."""
     launched = _graphql(port, """mutation($p: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $p) {
         __typename ... on LaunchBackfillSuccess { backfillId } ... on PythonError { message } } }""",
-                        {"p": {"assetSelection": [{"path": ["files", s]} for s in
-                                                  ("documents", "chunks", "embeddings", "bm25")],
+                        {"p": {"assetSelection": [{"path": ["files", s]} for s in STAGES],
                                "allPartitions": True}})["launchPartitionBackfill"]
     assert launched["__typename"] == "LaunchBackfillSuccess", launched
     backfill_id = launched["backfillId"]
@@ -223,7 +224,7 @@ def _browse(port: int, shots: Path) -> None:
             page.wait_for_timeout(2000)
             page.screenshot(path=str(shots / "files-group.png"))
             text = page.inner_text("body")
-            for stage in ("documents", "chunks", "embeddings", "bm25"):
+            for stage in STAGES:
                 assert stage in text, f"{stage} not on the files group graph"
 
             page.goto(f"{base}/assets/files/bm25?view=partitions")

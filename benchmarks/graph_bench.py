@@ -1,0 +1,288 @@
+"""Graph-prune benchmark: compact vs fast vs exact flat search vs LEANN 0.3.8, one run, side by side.
+
+    .venv/bin/python benchmarks/graph_bench.py [--corpus msmarco enron synthetic-100k]
+        [--leann-python benchmarks/.work/leann-venv/bin/python] [--queries 20]
+
+Corpora
+- ``msmarco``: ``../shared/eval/msmarco-5k`` passages (text only, as build_bench writes them) and
+  its 43 judged queries. LEANN runs on the same passage files (``leann_side.py``).
+- ``enron``: the chunks and stored vectors of the Enron build that ``mail_bench.py`` leaves in
+  ``benchmarks/.work/mail-home`` (47k chunks, ragbag's own chunking); queries are the subjects
+  of 40 random messages (what a user types into mail search).
+- ``synthetic-100k``: 100,000 vectors generated from the Enron vectors (each a stored vector plus
+  Gaussian noise, renormalised: the same topic structure, no exact duplicates), with the source
+  chunk's text. Embedding 100k real chunks would take ~40 minutes on this machine; here the
+  "recompute" step returns the generated vector (a lookup), so compact latency at 100k is the
+  traversal's, and the model's share is reported per recomputed passage from the real corpora.
+
+Per corpus and method: index bytes next to the raw text bytes (UTF-8 of the chunk texts), build
+seconds (graph only: every method starts from the same vectors; LEANN's build includes its own
+embedding, so the embedding time of the same passages is shown beside it), recall@3 and
+recall@10 against exact search with the same vectors, and warm query latency p50/p95 over
+``--queries`` queries, swept over the search width (``ef``) and, for compact, the recompute
+budget. Compact recomputes through the real model (sentence-transformers, a fresh cache per
+query, so no query profits from the one before). Writes ``benchmarks/results/graph.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / "benchmarks" / ".work"
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _meter import percentiles  # noqa: E402
+from ragbag import embedding, graph  # noqa: E402
+
+MODEL = embedding.DEFAULT_MODEL
+EVAL = ROOT.parent / "shared" / "eval"
+
+
+def main() -> None:
+    args = parse_args()
+    out_path = ROOT / "benchmarks" / "results" / "graph.json"
+    results = json.loads(out_path.read_text()) if out_path.exists() else {}
+    for name in args.corpus:
+        print(f"== {name}", flush=True)
+        corpus = LOADERS[name](args)
+        res = bench_corpus(name, corpus, args)
+        if name == "msmarco" and args.leann_python:
+            res["leann"] = leann_msmarco(corpus, args)
+        results[name] = res
+        out_path.write_text(json.dumps(results, indent=1))
+        print(table(name, res), flush=True)
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--corpus", nargs="+", default=["msmarco", "enron", "synthetic-100k"],
+                   choices=sorted(LOADERS))
+    p.add_argument("--leann-python", default="", help="python of a venv with leann==0.3.8 (msmarco only)")
+    p.add_argument("--queries", type=int, default=20, help="queries timed per setting")
+    p.add_argument("--leann-queries", type=int, default=8, help="LEANN re-embeds per query: ~30 s each here")
+    return p.parse_args()
+
+
+# ---------------------------------------------------------------- corpora
+
+
+def load_msmarco(args) -> dict:
+    docs = [json.loads(line) for line in open(EVAL / "msmarco-5k" / "corpus.jsonl", encoding="utf-8")]
+    qrels = {line.split("\t")[0] for line in open(EVAL / "msmarco-5k" / "qrels" / "test.tsv")}
+    queries = [json.loads(line) for line in open(EVAL / "msmarco-5k" / "queries.jsonl", encoding="utf-8")]
+    queries = [{"id": q["_id"], "text": q["text"]} for q in queries if q["_id"] in qrels]
+    texts = [d["text"] for d in docs]
+    cache = WORK / "graph-msmarco-vectors.npy"
+    t0 = time.perf_counter()
+    if cache.exists():
+        vectors, embed_s = np.load(cache), json.loads(cache.with_suffix(".json").read_text())["embed_s"]
+    else:
+        vectors = encode_sorted(texts)
+        embed_s = round(time.perf_counter() - t0, 1)
+        WORK.mkdir(parents=True, exist_ok=True)
+        np.save(cache, vectors)
+        cache.with_suffix(".json").write_text(json.dumps({"embed_s": embed_s}))
+    return {"ids": [d["_id"] for d in docs], "texts": texts, "vectors": vectors, "queries": queries,
+            "embed_s": embed_s, "real_model": True}
+
+
+def load_enron(args) -> dict:
+    from ragbag.home import Home
+    from ragbag.store import Store
+
+    home = Home(WORK / "mail-home")
+    if not (home.lance_dir / "chunks.lance").exists():
+        raise SystemExit("no Enron build: run benchmarks/mail_bench.py first")
+    store = Store(home.lance_dir)
+    chunks = store.rows("chunks", "enron", ["chunk_id", "index_text", "text", "title"]).to_pydict()
+    emb = store.rows("embeddings", "enron", ["chunk_id", "vector"])
+    pos = {c: i for i, c in enumerate(emb.column("chunk_id").to_pylist())}
+    flat = np.asarray(emb.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False), np.float32)
+    matrix = flat.reshape(len(pos), -1)
+    order = [pos[c] for c in chunks["chunk_id"]]
+    rng = np.random.default_rng(0)
+    titles = sorted({t for t in chunks["title"] if t and len(t) > 12})
+    picks = rng.choice(len(titles), size=min(40, len(titles)), replace=False)
+    queries = [{"id": str(i), "text": titles[i]} for i in sorted(picks)]
+    bench = json.loads((WORK / "mail_bench.json").read_text()) if (WORK / "mail_bench.json").exists() else {}
+    embed_s = (bench.get("build") or {}).get("stages", {}).get("embeddings")
+    return {"ids": chunks["chunk_id"], "texts": chunks["index_text"], "vectors": matrix[order],
+            "queries": queries, "embed_s": embed_s, "real_model": True}
+
+
+def load_synthetic(args) -> dict:
+    base = load_enron(args)
+    rng = np.random.default_rng(1)
+    n = 100_000
+    src = rng.integers(0, len(base["vectors"]), n)
+    x = base["vectors"][src] + 0.02 * rng.normal(size=(n, base["vectors"].shape[1])).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    return {"ids": [str(i) for i in range(n)], "texts": [base["texts"][i] for i in src], "vectors": x,
+            "queries": base["queries"], "embed_s": None, "real_model": False}
+
+
+LOADERS = {"msmarco": load_msmarco, "enron": load_enron, "synthetic-100k": load_synthetic}
+
+
+def encode_sorted(texts: list[str]) -> np.ndarray:
+    count = embedding.token_counter(MODEL)
+    order = sorted(range(len(texts)), key=lambda i: -count(texts[i]))
+    out = np.zeros((len(texts), embedding.spec(MODEL).dim), np.float32)
+    for s in range(0, len(order), 128):
+        batch = order[s : s + 128]
+        out[batch] = embedding.encode_passages([texts[i] for i in batch], MODEL)
+    return out
+
+
+# ---------------------------------------------------------------- measuring
+
+
+def bench_corpus(name: str, c: dict, args) -> dict:
+    x = c["vectors"]
+    raw = sum(len(t.encode("utf-8")) for t in c["texts"])
+    queries = [embedding.encode_query(q["text"], MODEL) for q in c["queries"]]
+    timed = queries[: args.queries]
+    truth = [np.argsort(-(x @ q))[:10] for q in queries]
+    res: dict = {"chunks": len(x), "raw_text_bytes": raw, "queries": len(queries), "timed_queries": len(timed),
+                 "embed_s": c["embed_s"], "real_model": c["real_model"]}
+
+    def score(search, qs=queries, truths=truth) -> dict:
+        r3 = r10 = 0.0
+        times = []
+        for q, t in zip(qs, truths):
+            t0 = time.perf_counter()
+            ids = search(q)
+            times.append(time.perf_counter() - t0)
+            r3 += len(set(ids[:3].tolist()) & set(t[:3].tolist())) / 3
+            r10 += len(set(ids[:10].tolist()) & set(t[:10].tolist())) / 10
+        return {"recall@3": round(r3 / len(qs), 3), "recall@10": round(r10 / len(qs), 3),
+                **percentiles(times)}
+
+    res["exact"] = {"bytes": int(x.nbytes), "build_s": 0.0,
+                    "runs": [score(lambda q: np.argsort(-(x @ q))[:10], timed, truth)]}
+    print(f"  exact {res['exact']['runs'][0]}", flush=True)
+
+    t0 = time.perf_counter()
+    fast = graph.build_fast(x)
+    build = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory() as tmp:
+        import faiss
+
+        faiss.write_index(fast, f"{tmp}/i")
+        fast_bytes = os.path.getsize(f"{tmp}/i")
+    runs = []
+    for ef in (16, 32, 64, 128):
+        r = score(lambda q: graph.search_fast(fast, q, 10, ef)[0])
+        runs.append({"ef": ef, **r})
+        print(f"  fast {runs[-1]}", flush=True)
+    res["fast"] = {"bytes": fast_bytes, "build_s": round(build, 2), "runs": runs}
+    del fast
+
+    t0 = time.perf_counter()
+    g = graph.build_compact(x)
+    build = time.perf_counter() - t0
+    blob = graph.pack_compact(g)
+    recall, nq = graph.self_recall(g, x, graph.Params(), 200)
+    res["compact"] = {"bytes": len(blob), "build_s": round(build, 2), "bits": g.bits,
+                      "edges": int(len(g.neighbors)), "hubs": int(len(g.hubs)),
+                      "self_recall@10": recall, "runs": []}
+    encoded = [0]
+
+    def recompute_of(q_ids):
+        if not c["real_model"]:
+            return x[q_ids]
+        encoded[0] += len(q_ids)
+        return embedding.encode_passages([c["texts"][i] for i in q_ids], MODEL)
+
+    settings = [(ef, 64) for ef in (32, 64, 128, 256)] + [(128, r) for r in (16, 32, 128)]
+    for ef, budget in settings:
+        encoded[0] = 0
+        # A fresh cache per query: no query is helped by vectors an earlier one recomputed.
+        def run(q):
+            cache = graph.VectorCache()
+            keys = None
+
+            def vectors_of(ids):
+                nonlocal keys
+                keys = [str(i) for i in ids]
+                return cache.get_many(keys, lambda todo: recompute_of(ids[todo]))
+            return graph.search_compact(g, q, 10, vectors_of, ef=ef, recompute=budget)[0]
+        r = score(run, timed, truth[: len(timed)])
+        res["compact"]["runs"].append({"ef": ef, "recompute": budget, **r,
+                                       "recomputed_per_query": round(encoded[0] / len(timed), 1)})
+        print(f"  compact {res['compact']['runs'][-1]}", flush=True)
+    if c["real_model"]:
+        sample = list(range(0, len(x), max(1, len(x) // 256)))[:256]
+        t0 = time.perf_counter()
+        for s in range(0, len(sample), 64):
+            embedding.encode_passages([c["texts"][i] for i in sample[s : s + 64]], MODEL)
+        res["model_ms_per_passage"] = round((time.perf_counter() - t0) / len(sample) * 1000, 2)
+    return res
+
+
+def leann_msmarco(c: dict, args) -> dict:
+    """LEANN 0.3.8 (hnsw backend, its compact + recompute defaults) on the same passages."""
+    docs = WORK / "msmarco-files"
+    docs.mkdir(parents=True, exist_ok=True)
+    if len(list(docs.glob("*.txt"))) != len(c["ids"]):
+        for i, t in zip(c["ids"], c["texts"]):
+            (docs / f"{i}.txt").write_text(t, encoding="utf-8")
+    queries = c["queries"][: args.leann_queries]
+    qfile = WORK / "graph-leann-queries.json"
+    qfile.write_text(json.dumps(queries))
+    out = WORK / "graph-leann.json"
+    subprocess.run([args.leann_python, str(ROOT / "benchmarks" / "leann_side.py"), "--docs", str(docs),
+                    "--work", str(WORK / "leann-graph"), "--queries", str(qfile), "--out", str(out),
+                    "--cold", "0", "--sample", str(len(queries)), "--modes", "vector"], check=True)
+    side = json.loads(out.read_text())
+    pos = {d: i for i, d in enumerate(c["ids"])}
+    x = c["vectors"]
+    r3 = r10 = 0.0
+    for q in queries:
+        truth = np.argsort(-(x @ embedding.encode_query(q["text"], MODEL)))[:10]
+        got = []
+        for stem, _ in side["warm"]["vector"]["ranked"][q["id"]]:
+            if stem in pos and pos[stem] not in got:
+                got.append(pos[stem])
+        r3 += len(set(got[:3]) & set(truth[:3].tolist())) / 3
+        r10 += len(set(got[:10]) & set(truth.tolist())) / 10
+    index_bytes = sum(v for k, v in side["files"].items() if not k.endswith(".passages.jsonl")
+                      and not k.endswith(".passages.idx"))
+    w = side["warm"]["vector"]
+    return {"build_s": side["build"]["wall_s"], "bytes_total": side["bytes"], "files": side["files"],
+            "index_bytes": index_bytes, "runs": [{"recall@3": round(r3 / len(queries), 3),
+                                                  "recall@10": round(r10 / len(queries), 3),
+                                                  "p50_ms": w["p50_ms"], "p95_ms": w["p95_ms"]}],
+            "queries": len(queries), "version": side.get("leann_version")}
+
+
+def table(name: str, r: dict) -> str:
+    raw = r["raw_text_bytes"]
+    lines = [f"### {name}: {r['chunks']:,} chunks, raw text {raw / 2**20:.2f} MiB",
+             "| method | setting | index bytes | % of raw | build s | recall@3 | recall@10 | p50 ms | p95 ms |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for method in ("exact", "fast", "compact", "leann"):
+        m = r.get(method)
+        if not m:
+            continue
+        size = m.get("index_bytes", m.get("bytes", 0))
+        for run in m["runs"]:
+            setting = ", ".join(f"{k} {run[k]}" for k in ("ef", "recompute") if k in run)
+            lines.append(f"| {method} | {setting} | {size:,} | {100 * size / raw:.1f} % | {m['build_s']} | "
+                         f"{run['recall@3']} | {run['recall@10']} | {run['p50_ms']} | {run['p95_ms']} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

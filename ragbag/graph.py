@@ -1,0 +1,607 @@
+"""Proximity-graph indexes over one source's chunk vectors.
+
+Two profiles. ``fast`` keeps the vectors and stores a faiss HNSW index beside them. ``compact``
+stores only a pruned graph and product-quantisation codes; at query time it walks the graph
+scored by the codes and recomputes exact embeddings for the best candidates only. That is the
+design of LEANN's paper — hub-preserving pruning and code-guided search — which its package
+ships switched off (plain HNSW, every visited node re-embedded, seconds per query).
+
+The compact graph: an HNSW proximity graph is built with faiss; its bottom layer's neighbour
+lists are the candidates. The highest-degree ``hub_fraction`` of nodes (hubs) keep up to
+``hub_degree`` neighbours, every other node ``degree``, chosen with HNSW's diversity heuristic;
+edges into hubs are mirrored back (hubs keep reverse edges) and any node the pruning left
+unreachable from the hubs is linked in again. Search starts from the hubs whose codes score
+best, so hubs serve as the upper layer.
+
+On disk the graph is CSR (neighbour ids sorted per node, delta-coded, zlib-compressed) with
+PQ codes packed at their bit width and float16 centroids: a few tens of bytes per chunk.
+"""
+
+from __future__ import annotations
+
+import heapq
+import io
+import json
+import math
+import zlib
+from collections import OrderedDict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ragbag.errors import RagbagError
+
+PROFILES = ("fast", "compact")
+FORMAT_VERSION = "1"
+META = "graph.json"
+_COMPACT_FILE = "graph.bin"
+_FAST_FILE = "hnsw.faiss"
+
+
+@dataclass(frozen=True)
+class Params:
+    """Build and search parameters; defaults chosen by ``benchmarks/graph_bench.py``."""
+
+    build_m: int = 32  # HNSW M of the proximity graph the pruning starts from
+    ef_construction: int = 100
+    hub_fraction: float = 0.02
+    hub_degree: int = 32  # M: neighbours a hub keeps
+    degree: int = 8  # m: neighbours every other node keeps
+    pq_m: int = 32  # sub-quantisers: code bytes per chunk are pq_m * bits / 8
+    pq_bits: int = 0  # 0: 8 bits from 20,000 chunks up, 4 below (where a 256-entry codebook
+    #                   would cost more bytes than the codes themselves)
+    ef_search: int = 128  # search width
+    recompute: int = 64  # exact embeddings recomputed per query
+    seeds: int = 4  # hubs a search starts from
+
+
+@dataclass
+class Compact:
+    """A pruned graph in memory: CSR neighbours, hub ids, PQ codes (one byte per sub-code)."""
+
+    offsets: np.ndarray  # int32 (n + 1)
+    neighbors: np.ndarray  # int32
+    hubs: np.ndarray  # int32
+    codes: np.ndarray  # uint8 (n, pq_m)
+    centroids: np.ndarray  # float32 (pq_m, ksub, dsub)
+    bits: int
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.offsets) - 1
+
+    def row(self, i: int) -> np.ndarray:
+        return self.neighbors[self.offsets[i] : self.offsets[i + 1]]
+
+    def lists(self) -> list[np.ndarray]:
+        return [self.row(i) for i in range(self.n)]
+
+
+# ---------------------------------------------------------------- build
+
+
+def proximity_candidates(vectors: np.ndarray, params: Params) -> np.ndarray:
+    """Bottom-layer neighbour lists of an HNSW graph over unit vectors: (n, 2*build_m), -1 = none."""
+    import faiss
+
+    n, d = vectors.shape
+    index = faiss.IndexHNSWFlat(d, params.build_m, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = params.ef_construction
+    index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    hnsw = index.hnsw
+    offsets = faiss.vector_to_array(hnsw.offsets).astype(np.int64)
+    neighbors = faiss.vector_to_array(hnsw.neighbors)
+    width = int(faiss.vector_to_array(hnsw.cum_nneighbor_per_level)[1])
+    return neighbors[offsets[:n, None] + np.arange(width)[None, :]].astype(np.int32)
+
+
+def select_neighbors(v: np.ndarray, cand: np.ndarray, vectors: np.ndarray, limit: int) -> np.ndarray:
+    """HNSW's diversity heuristic: take candidates closest first, skipping one that is nearer to
+    an already kept neighbour than to the node itself; fill up with the skipped ones if fewer
+    than ``limit`` survive (so a sparse node is never left short of edges)."""
+    if len(cand) == 0:
+        return cand
+    sims = vectors[cand] @ v
+    order = np.argsort(-sims)
+    cand, sims = cand[order], sims[order]
+    pair = vectors[cand] @ vectors[cand].T
+    kept: list[int] = []
+    skipped: list[int] = []
+    for j in range(len(cand)):
+        if len(kept) >= limit:
+            break
+        if kept and pair[j, kept].max() > sims[j]:
+            skipped.append(j)
+        else:
+            kept.append(j)
+    kept += skipped[: limit - len(kept)]
+    return cand[np.sort(np.array(kept, dtype=np.int64))] if kept else cand[:0]
+
+
+def hubs_of(cand: np.ndarray, fraction: float) -> np.ndarray:
+    """The highest-degree nodes (in-degree plus out-degree of the unpruned graph)."""
+    n = len(cand)
+    valid = cand[cand >= 0]
+    degree = np.bincount(valid, minlength=n) + (cand >= 0).sum(1)
+    count = max(1, math.ceil(fraction * n)) if n else 0
+    return np.sort(np.argsort(-degree, kind="stable")[:count]).astype(np.int32)
+
+
+def prune(vectors: np.ndarray, cand: np.ndarray, params: Params) -> tuple[list[np.ndarray], np.ndarray]:
+    """Hub-preserving pruning of candidate lists; returns neighbour lists and hub ids."""
+    n = len(vectors)
+    hubs = hubs_of(cand, params.hub_fraction)
+    is_hub = np.zeros(n, bool)
+    is_hub[hubs] = True
+    lists: list[np.ndarray] = []
+    for i in range(n):
+        row = cand[i]
+        row = row[(row >= 0) & (row != i)]
+        limit = params.hub_degree if is_hub[i] else params.degree
+        lists.append(select_neighbors(vectors[i], row, vectors, limit))
+    _mirror_into_hubs(lists, hubs, vectors, params.hub_degree)
+    _reconnect(lists, hubs, vectors)
+    return lists, hubs
+
+
+def _mirror_into_hubs(lists: list[np.ndarray], hubs: np.ndarray, vectors: np.ndarray, limit: int) -> None:
+    """Edges v → hub get their reverse hub → v, closest first, while the hub has room."""
+    is_hub = np.zeros(len(lists), bool)
+    is_hub[hubs] = True
+    incoming: dict[int, list[int]] = {int(h): [] for h in hubs}
+    for v, row in enumerate(lists):
+        for u in row[is_hub[row]]:
+            incoming[int(u)].append(v)
+    for h, srcs in incoming.items():
+        have = set(lists[h].tolist())
+        new = np.array([s for s in srcs if s not in have and s != h], dtype=np.int64)
+        room = limit - len(have)
+        if room <= 0 or not len(new):
+            continue
+        best = new[np.argsort(-(vectors[new] @ vectors[h]))[:room]]
+        lists[h] = np.sort(np.concatenate([lists[h], best])).astype(np.int32)
+
+
+def _reconnect(lists: list[np.ndarray], hubs: np.ndarray, vectors: np.ndarray | None,
+               scores: "Callable[[int, np.ndarray], np.ndarray] | None" = None) -> int:
+    """Link every node unreachable from the hubs back in: its most similar reachable node
+    gets an edge to it. Returns how many edges were added."""
+    n = len(lists)
+    added = 0
+    while True:
+        seen = _reachable(lists, hubs)
+        lost = np.flatnonzero(~seen)
+        if not len(lost):
+            return added
+        reach = np.flatnonzero(seen)
+        # One node per pass: linking it often brings a whole unreachable island back.
+        v = int(lost[0])
+        sims = vectors[reach] @ vectors[v] if vectors is not None else scores(v, reach)
+        u = int(reach[int(np.argmax(sims))]) if len(reach) else int(hubs[0])
+        if u == v:
+            u = int(lists[v][0]) if len(lists[v]) else (v + 1) % n
+        lists[u] = np.sort(np.append(lists[u], v)).astype(np.int32)
+        added += 1
+
+
+def _reachable(lists: list[np.ndarray], starts: np.ndarray) -> np.ndarray:
+    seen = np.zeros(len(lists), bool)
+    frontier = np.unique(np.asarray(starts, dtype=np.int64))
+    seen[frontier] = True
+    while len(frontier):
+        nxt = np.concatenate([lists[i] for i in frontier]) if len(frontier) else np.zeros(0, np.int64)
+        nxt = np.unique(nxt)
+        nxt = nxt[~seen[nxt]]
+        seen[nxt] = True
+        frontier = nxt
+    return seen
+
+
+def train_pq(vectors: np.ndarray, params: Params) -> tuple[np.ndarray, np.ndarray, int]:
+    """Product quantisation: centroids (pq_m, 2**bits, d/pq_m) and one code per sub-vector."""
+    import faiss
+
+    n, d = vectors.shape
+    bits = params.pq_bits or (8 if n >= 20_000 else 4)
+    bits = min(bits, max(1, int(math.log2(max(2, n)))))  # never more centroids than points
+    m = params.pq_m
+    if d % m:
+        raise RagbagError(f"pq_m={m} must divide the embedding dimension {d}")
+    pq = faiss.ProductQuantizer(d, m, bits)
+    pq.verbose = False
+    pq.cp.min_points_per_centroid = 1  # a small source trains on what it has, without a warning
+    x = np.ascontiguousarray(vectors, dtype=np.float32)
+    pq.train(x)
+    centroids = faiss.vector_to_array(pq.centroids).reshape(m, 2**bits, d // m)
+    return centroids, encode_pq(centroids, x), bits
+
+
+def encode_pq(centroids: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """The nearest centroid per sub-vector (L2), one byte each."""
+    m, ksub, dsub = centroids.shape
+    codes = np.empty((len(vectors), m), np.uint8)
+    for s in range(m):
+        sub = vectors[:, s * dsub : (s + 1) * dsub]
+        dist = (sub**2).sum(1)[:, None] - 2 * sub @ centroids[s].T + (centroids[s] ** 2).sum(1)[None, :]
+        codes[:, s] = np.argmin(dist, axis=1)
+    return codes
+
+
+def decode_pq(g: Compact, ids: np.ndarray) -> np.ndarray:
+    """Approximate vectors of some nodes, from their codes."""
+    m = g.codes.shape[1]
+    return np.concatenate([g.centroids[s][g.codes[ids, s]] for s in range(m)], axis=1)
+
+
+def build_compact(vectors: np.ndarray, params: Params = Params()) -> Compact:
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    if len(vectors) == 0:
+        d = vectors.shape[1] if vectors.ndim == 2 else 0
+        return Compact(np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32),
+                       np.zeros((0, params.pq_m), np.uint8), np.zeros((params.pq_m, 1, max(1, d // params.pq_m)),
+                                                                     np.float32), 1)
+    cand = proximity_candidates(vectors, params)
+    lists, hubs = prune(vectors, cand, params)
+    centroids, codes, bits = train_pq(vectors, params)
+    offsets, neighbors = to_csr(lists)
+    return Compact(offsets, neighbors, hubs, codes, centroids.astype(np.float32), bits)
+
+
+def to_csr(lists: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    lengths = np.array([len(r) for r in lists], dtype=np.int64)
+    offsets = np.zeros(len(lists) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    if offsets[-1] >= 2**31:
+        raise RagbagError("graph too large for int32 offsets")
+    neighbors = np.concatenate(lists).astype(np.int32) if lists else np.zeros(0, np.int32)
+    return offsets.astype(np.int32), neighbors
+
+
+# ---------------------------------------------------------------- incremental
+
+
+def update_compact(g: Compact, keep: np.ndarray, new_vectors: np.ndarray, params: Params = Params()) -> Compact:
+    """Delete every node not in ``keep`` (old ids, in their new order) and insert new nodes
+    (their exact vectors, appended after the kept ones), without recomputing old vectors.
+
+    A deleted node's in-neighbours inherit its neighbours (chosen by code distance, degree
+    bound kept), so no list points at a removed node and no region is cut off. A new node finds
+    its neighbours by a graph search with its exact vector, keeps ``degree`` of them by the
+    diversity heuristic on decoded vectors, and is linked back from them (replacing their
+    farthest neighbour when full). The PQ codebook stays as trained.
+    """
+    keep = np.asarray(keep, dtype=np.int64)
+    n_old = g.n
+    alive = np.zeros(n_old, bool)
+    alive[keep] = True
+    approx = decode_pq(g, np.arange(n_old)) if n_old else np.zeros((0, g.centroids.shape[0] * g.centroids.shape[2]))
+    is_hub = np.zeros(n_old, bool)
+    is_hub[g.hubs] = True
+    lists = g.lists()
+    for v in np.flatnonzero(~alive):
+        lists[v] = np.zeros(0, np.int32)
+    dead = ~alive
+    for u in range(n_old):
+        if not alive[u] or not dead[lists[u]].any():
+            continue
+        row = lists[u]
+        gone = row[dead[row]]
+        inherit = np.concatenate([g.row(int(x)) for x in gone])
+        pool = np.unique(np.concatenate([row[~dead[row]], inherit]))
+        pool = pool[alive[pool] & (pool != u)]
+        limit = max(len(row), params.hub_degree if is_hub[u] else params.degree)
+        lists[u] = select_neighbors(approx[u], pool, approx, limit).astype(np.int32)
+
+    # Renumber: kept nodes first (in ``keep`` order), then the new ones.
+    remap = np.full(n_old, -1, np.int64)
+    remap[keep] = np.arange(len(keep))
+    lists = [remap[lists[int(v)]].astype(np.int32) for v in keep]
+    codes = g.codes[keep]
+    approx = approx[keep]
+    hubs = np.sort(remap[g.hubs][remap[g.hubs] >= 0]).astype(np.int32)
+    new_vectors = np.ascontiguousarray(new_vectors, dtype=np.float32)
+    new_codes = encode_pq(g.centroids, new_vectors) if len(new_vectors) else np.zeros((0, codes.shape[1]), np.uint8)
+    codes = np.vstack([codes, new_codes])
+    work = Compact(np.zeros(1, np.int32), np.zeros(0, np.int32), hubs, codes, g.centroids, g.bits)
+    approx = np.vstack([approx, decode_pq(work, np.arange(len(keep), len(codes)))]) if len(new_vectors) else approx
+    if not len(hubs) and len(codes):
+        hubs = work.hubs = np.array([0], np.int32)
+    is_hub = np.zeros(len(codes), bool)
+    is_hub[hubs] = True
+    for vec in new_vectors:
+        v = len(lists)
+        if v:  # nodes not inserted yet have no in-edges, so the search cannot reach them
+            ids, _ = search_codes(work, vec, params.ef_search, params.seeds, lists=lists)
+            chosen = select_neighbors(vec, ids, approx, params.degree)
+        else:
+            chosen = np.zeros(0, np.int64)
+        lists.append(np.sort(chosen).astype(np.int32))
+        for u in chosen.tolist():
+            limit = params.hub_degree if is_hub[u] else params.degree
+            row = lists[u]
+            if len(row) < limit:
+                lists[u] = np.sort(np.append(row, v)).astype(np.int32)
+                continue
+            sims = approx[row] @ approx[u]
+            worst = int(np.argmin(sims))
+            if float(approx[v] @ approx[u]) > sims[worst]:
+                lists[u] = np.sort(np.append(np.delete(row, worst), v)).astype(np.int32)
+    if lists:
+        _reconnect(lists, hubs, approx)
+    offsets, neighbors = to_csr(lists)
+    return Compact(offsets, neighbors, hubs, codes, g.centroids, g.bits, dict(g.meta))
+
+
+# ---------------------------------------------------------------- search
+
+
+def adc_table(g: Compact, query: np.ndarray) -> np.ndarray:
+    """Inner products of each query sub-vector with each centroid: (pq_m, ksub)."""
+    m, ksub, dsub = g.centroids.shape
+    return np.einsum("mkd,md->mk", g.centroids, query.reshape(m, dsub).astype(np.float32))
+
+
+def search_codes(g: Compact, query: np.ndarray, ef: int, seeds: int = 4,
+                 mask: np.ndarray | None = None, lists: list[np.ndarray] | None = None,
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Best-first traversal scored by PQ codes: the ``ef`` best nodes (passing ``mask``) by
+    approximate inner product, best first. ``lists`` replaces the CSR while a graph is edited."""
+    n = len(g.codes)
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.float32)
+    table = adc_table(g, query)
+    cols = np.arange(table.shape[0])[None, :]
+
+    def score(ids: np.ndarray) -> np.ndarray:
+        return table[cols, g.codes[ids]].sum(1)
+
+    hub_scores = score(g.hubs)
+    start = g.hubs[np.argsort(-hub_scores)[: max(1, seeds)]].astype(np.int64)
+    visited = np.zeros(n, bool)
+    visited[start] = True
+    s0 = score(start)
+    frontier = [(-float(s), int(v)) for s, v in zip(s0, start)]
+    heapq.heapify(frontier)
+    best: list[tuple[float, int]] = []  # min-heap of (score, node) over nodes passing the mask
+    for s, v in zip(s0, start):
+        if mask is None or mask[v]:
+            heapq.heappush(best, (float(s), int(v)))
+    while frontier:
+        neg, v = heapq.heappop(frontier)
+        if len(best) >= ef and -neg < best[0][0]:
+            break
+        row = lists[v] if lists is not None else g.neighbors[g.offsets[v] : g.offsets[v + 1]]
+        row = row[~visited[row]]
+        if not len(row):
+            continue
+        visited[row] = True
+        scores = score(row)
+        floor = best[0][0] if len(best) >= ef else -np.inf
+        for s, u in zip(scores.tolist(), row.tolist()):
+            if s > floor or len(best) < ef:
+                heapq.heappush(frontier, (-s, u))
+                if mask is None or mask[u]:
+                    heapq.heappush(best, (s, u))
+                    if len(best) > ef:
+                        heapq.heappop(best)
+                    floor = best[0][0] if len(best) >= ef else -np.inf
+    best.sort(key=lambda t: -t[0])
+    return np.array([v for _, v in best], np.int64), np.array([s for s, _ in best], np.float32)
+
+
+def search_compact(g: Compact, query: np.ndarray, k: int, vectors_of: Callable[[np.ndarray], np.ndarray],
+                   params: Params = Params(), mask: np.ndarray | None = None,
+                   ef: int | None = None, recompute: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k by exact inner product among the graph's best candidates.
+
+    The traversal ranks by codes; the ``recompute`` best are re-scored with exact vectors from
+    ``vectors_of`` (the embedding model, through a cache). When a filter leaves fewer rows than
+    the recompute budget, those rows are scored exactly without a traversal.
+    """
+    ef = max(ef or params.ef_search, k)
+    budget = max(recompute or params.recompute, k)
+    if mask is not None and int(mask.sum()) <= budget:
+        ids = np.flatnonzero(mask).astype(np.int64)
+        approx = np.zeros(0, np.float32)
+    else:
+        ids, approx = search_codes(g, query, ef, params.seeds, mask)
+    head, tail = ids[:budget], ids[budget:]
+    exact = vectors_of(head) @ query if len(head) else np.zeros(0, np.float32)
+    order = np.argsort(-exact, kind="stable")
+    ids = np.concatenate([head[order], tail])
+    scores = np.concatenate([exact[order], approx[budget:] if len(approx) > budget else np.zeros(len(tail))])
+    return ids[: max(k, 0)], scores[: max(k, 0)].astype(np.float32)
+
+
+class VectorCache:
+    """An LRU cache of recomputed exact vectors, keyed by chunk content hash."""
+
+    def __init__(self, size: int = 4096):
+        self.size = size
+        self._d: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def get_many(self, keys: list[str], compute: Callable[[list[int]], np.ndarray]) -> np.ndarray:
+        missing = [i for i, key in enumerate(keys) if key not in self._d]
+        if missing:
+            for i, vec in zip(missing, compute(missing)):
+                self._d[keys[i]] = np.asarray(vec, np.float32)
+        out = []
+        for key in keys:
+            self._d.move_to_end(key)
+            out.append(self._d[key])
+        while len(self._d) > self.size:
+            self._d.popitem(last=False)
+        return np.stack(out) if out else np.zeros((0, 0), np.float32)
+
+
+# ---------------------------------------------------------------- fast profile
+
+
+def build_fast(vectors: np.ndarray, params: Params = Params()):
+    import faiss
+
+    index = faiss.IndexHNSWFlat(vectors.shape[1], params.build_m, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = params.ef_construction
+    if len(vectors):
+        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    return index
+
+
+def search_fast(index, query: np.ndarray, k: int, ef: int) -> tuple[np.ndarray, np.ndarray]:
+    import faiss
+
+    if index.ntotal == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.float32)
+    sp = faiss.SearchParametersHNSW()
+    sp.efSearch = max(ef, k)
+    scores, ids = index.search(query.reshape(1, -1).astype(np.float32), min(k, index.ntotal), params=sp)
+    keep = ids[0] >= 0
+    return ids[0][keep].astype(np.int64), scores[0][keep]
+
+
+# ---------------------------------------------------------------- quality
+
+
+def search_any(g, query: np.ndarray, k: int, vectors_of: Callable[[np.ndarray], np.ndarray],
+               params: Params = Params(), mask: np.ndarray | None = None,
+               ef: int | None = None, recompute: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Search either profile's graph (a fast index ignores ``mask``/``recompute``: callers
+    filter fast sources exactly, over the vectors they keep)."""
+    if isinstance(g, Compact):
+        return search_compact(g, query, k, vectors_of, params, mask, ef, recompute)
+    return search_fast(g, query, k, ef or params.ef_search)
+
+
+def self_recall(g, vectors: np.ndarray, params: Params = Params(), queries: int = 200,
+                k: int = 10) -> tuple[float, int]:
+    """Recall@k of graph search against exact search, with a sample of the graph's own vectors
+    as queries (the exact vectors stand in for recomputation: the model is deterministic)."""
+    n = len(vectors)
+    if n == 0:
+        return 1.0, 0
+    rng = np.random.default_rng(0)
+    sample = rng.choice(n, size=min(queries, n), replace=False)
+    k = min(k, n)
+    hits = 0
+    for q in vectors[sample]:
+        truth = np.argpartition(-(vectors @ q), k - 1)[:k]
+        got, _ = search_any(g, q, k, lambda ids: vectors[ids], params)
+        hits += len(set(truth.tolist()) & set(got[:k].tolist()))
+    return round(hits / (k * len(sample)), 4), len(sample)
+
+
+def dangling(g) -> int:
+    """Neighbour ids that point at no node (0 for a sound graph)."""
+    if not isinstance(g, Compact):
+        return 0
+    return int(((g.neighbors < 0) | (g.neighbors >= g.n)).sum())
+
+
+def findability(g: Compact, ids: np.ndarray, vectors: np.ndarray, params: Params = Params()) -> float:
+    """Share of nodes whose own vector finds them among the code-ranked candidates a search
+    would recompute: after an in-place update, the inserted nodes are reachable and placed."""
+    if not len(ids):
+        return 1.0
+    found = 0
+    budget = params.recompute
+    for i, q in zip(ids, vectors):
+        got, _ = search_codes(g, q, params.ef_search, params.seeds)
+        found += int(i in set(got[:budget].tolist()))
+    return round(found / len(ids), 4)
+
+
+# ---------------------------------------------------------------- files
+
+
+def save(directory: Path, profile: str, graph, meta: dict) -> None:
+    """Write a graph and its meta (model, dimension, parameters, ids) into ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    if profile == "compact":
+        (directory / _COMPACT_FILE).write_bytes(pack_compact(graph))
+    else:
+        import faiss
+
+        faiss.write_index(graph, str(directory / _FAST_FILE))
+    (directory / META).write_text(json.dumps({**meta, "profile": profile, "format": FORMAT_VERSION}))
+
+
+def load(directory: Path, model: str, dim: int):
+    """The graph in ``directory`` and its meta; refuses one built for another model or dimension."""
+    meta = json.loads((directory / META).read_text())
+    if meta.get("format") != FORMAT_VERSION:
+        raise RagbagError(f"graph index {directory} has format {meta.get('format')}; rebuild the source")
+    if meta.get("model") != model or int(meta.get("dim", -1)) != dim:
+        raise RagbagError(
+            f"graph index {directory} was built with {meta.get('model')} ({meta.get('dim')}-d), not "
+            f"{model} ({dim}-d): rebuild the source"
+        )
+    if meta["profile"] == "compact":
+        return unpack_compact((directory / _COMPACT_FILE).read_bytes()), meta
+    import faiss
+
+    return faiss.read_index(str(directory / _FAST_FILE)), meta
+
+
+def pack_compact(g: Compact) -> bytes:
+    """Sorted neighbour lists delta-coded, codes packed at their bit width, float16 centroids,
+    all zlib-compressed: the bytes that make the compact profile compact."""
+    n = g.n
+    degrees = np.diff(g.offsets).astype(np.int64)
+    lists = [np.sort(g.row(i)).astype(np.int64) for i in range(n)]
+    deltas = np.concatenate([np.diff(r, prepend=0) for r in lists]) if n else np.zeros(0, np.int64)
+    width = np.uint16 if n < 2**16 else np.uint32
+    parts = {
+        "degrees": degrees.astype(np.uint16 if degrees.max(initial=0) < 2**16 else np.uint32),
+        "deltas": deltas.astype(width),
+        "hubs": g.hubs.astype(np.int32),
+        "codes": _pack_bits(g.codes, g.bits),
+        "centroids": g.centroids.astype(np.float16),
+    }
+    buf = io.BytesIO()
+    np.savez(buf, **parts, header=np.array([n, g.bits, g.codes.shape[1]], np.int64))
+    return zlib.compress(buf.getvalue(), 9)
+
+
+def unpack_compact(blob: bytes) -> Compact:
+    arrays = np.load(io.BytesIO(zlib.decompress(blob)))
+    n, bits, m = (int(x) for x in arrays["header"])
+    degrees = arrays["degrees"].astype(np.int64)
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(degrees, out=offsets[1:])
+    deltas = arrays["deltas"].astype(np.int64)
+    # Undo the per-row delta coding: a cumulative sum restarted at each row's first entry.
+    total = np.cumsum(deltas)
+    starts = offsets[:-1][degrees > 0]
+    base = np.zeros(len(deltas), np.int64)
+    if len(starts):
+        before = np.concatenate([[0], total[starts[1:] - 1]]) if len(starts) > 1 else np.zeros(1, np.int64)
+        marks = np.zeros(len(deltas), np.int64)
+        marks[starts] = before - np.concatenate([[0], before[:-1]])
+        base = np.cumsum(marks)
+    neighbors = (total - base).astype(np.int32)
+    codes = _unpack_bits(arrays["codes"], bits, n, m)
+    centroids = arrays["centroids"].astype(np.float32)
+    return Compact(offsets.astype(np.int32), neighbors, arrays["hubs"].astype(np.int32), codes, centroids, bits)
+
+
+def _pack_bits(codes: np.ndarray, bits: int) -> np.ndarray:
+    if bits == 8:
+        return codes.reshape(-1)
+    unpacked = np.unpackbits(codes.reshape(-1, 1), axis=1)[:, 8 - bits :]
+    return np.packbits(unpacked.reshape(-1))
+
+
+def _unpack_bits(packed: np.ndarray, bits: int, n: int, m: int) -> np.ndarray:
+    if bits == 8:
+        return packed.reshape(n, m).astype(np.uint8)
+    flat = np.unpackbits(packed)[: n * m * bits].reshape(-1, bits)
+    full = np.zeros((len(flat), 8), np.uint8)
+    full[:, 8 - bits :] = flat
+    return np.packbits(full, axis=1).reshape(n, m)
+
+
+def params_dict(params: Params) -> dict:
+    return asdict(params)

@@ -1,0 +1,222 @@
+"""The graph index: hub-preserving pruning, CSR files, search recall against brute force,
+in-place updates, the compact profile through the real pipeline (vectors really gone from disk),
+and the model guard."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from conftest import materialize_source, write
+from ragbag import embedding, graph, query
+from ragbag.errors import RagbagError
+from ragbag.stages import staged_graph
+from ragbag.store import Store
+
+SMALL = graph.Params(build_m=16, ef_construction=64, hub_fraction=0.02, hub_degree=16, degree=6,
+                     pq_m=16, pq_bits=8, ef_search=64, recompute=32)
+
+
+def clustered(n: int, d: int = 32, seed: int = 0) -> np.ndarray:
+    """Unit vectors in 40 clusters: the shape real embeddings have (topics), unlike uniform noise."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(40, d))
+    x = centres[rng.integers(0, 40, n)] + 0.35 * rng.normal(size=(n, d))
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def recall(g, x: np.ndarray, queries: np.ndarray, params=SMALL) -> float:
+    hits = 0
+    for q in queries:
+        truth = set(np.argsort(-(x @ q))[:10].tolist())
+        got, _ = graph.search_compact(g, q, 10, lambda ids: x[ids], params)
+        hits += len(truth & set(got.tolist()))
+    return hits / (10 * len(queries))
+
+
+def test_pruning_keeps_hub_degrees_and_bounds_the_rest():
+    x = clustered(800)
+    cand = graph.proximity_candidates(x, SMALL)
+    lists, hubs = graph.prune(x, cand, SMALL)
+    assert len(hubs) == 16  # 2 % of 800
+    is_hub = np.zeros(len(x), bool)
+    is_hub[hubs] = True
+    degrees = np.array([len(r) for r in lists])
+    assert degrees[hubs].min() == SMALL.hub_degree  # hubs are filled to M by their reverse edges
+    others = degrees[~is_hub]
+    assert others.max() <= SMALL.degree + 1 and others.mean() <= SMALL.degree  # +1: a reconnecting edge
+    # Reverse edges into hubs are kept: an edge v -> hub comes back while the hub has room.
+    for h in hubs:
+        incoming = [v for v in range(len(x)) if h in lists[v]]
+        back = set(lists[h].tolist())
+        assert sum(v in back for v in incoming) >= min(len(incoming), SMALL.hub_degree) // 2
+    assert graph._reachable(lists, hubs).all()  # nothing pruned off
+    for i, row in enumerate(lists):
+        assert i not in row and len(set(row.tolist())) == len(row)
+
+
+def test_csr_files_round_trip(tmp_path):
+    for bits in (4, 8):
+        x = clustered(600, seed=bits)
+        g = graph.build_compact(x, graph.Params(**{**SMALL.__dict__, "pq_bits": bits}))
+        graph.save(tmp_path / str(bits), "compact", g, {"model": "m", "dim": 32})
+        back, meta = graph.load(tmp_path / str(bits), "m", 32)
+        assert meta["profile"] == "compact" and back.bits == bits
+        assert back.offsets.dtype == np.int32 and back.neighbors.dtype == np.int32
+        assert np.array_equal(back.offsets, g.offsets) and np.array_equal(back.hubs, g.hubs)
+        assert all(np.array_equal(np.sort(back.row(i)), np.sort(g.row(i))) for i in range(g.n))
+        assert np.array_equal(back.codes, g.codes)
+        assert np.allclose(back.centroids, g.centroids, atol=1e-3)
+        # The file is compact: codes, delta-coded neighbours and a float16 codebook.
+        size = os.path.getsize(tmp_path / str(bits) / "graph.bin")
+        codebook = 2**bits * 32 * 2
+        assert size - codebook < x.nbytes / 3  # 32-d here; 384-d embeddings shrink far more
+
+
+def test_search_reaches_the_recall_bound_against_brute_force():
+    x = clustered(3000, seed=1)
+    g = graph.build_compact(x, SMALL)
+    rng = np.random.default_rng(7)
+    queries = x[rng.choice(len(x), 60, replace=False)] + 0.2 * rng.normal(size=(60, 32)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    assert recall(g, x, queries) >= 0.90
+    measured, n = graph.self_recall(g, x, SMALL, queries=100)
+    assert n == 100 and measured >= 0.90
+    # A filter is applied inside the traversal: only allowed rows come back.
+    mask = np.zeros(len(x), bool)
+    mask[::3] = True
+    got, _ = graph.search_compact(g, queries[0], 10, lambda ids: x[ids], SMALL, mask=mask)
+    assert len(got) == 10 and mask[got].all()
+
+
+def test_in_place_insert_and_delete_keep_recall():
+    x = clustered(2400, seed=2)
+    old, new = x[:2000], x[2000:]
+    g = graph.build_compact(old, SMALL)
+    keep = np.array([i for i in range(2000) if i % 8 != 0])  # delete one node in eight
+    g2 = graph.update_compact(g, keep, new, SMALL)
+    now = np.vstack([old[keep], new])
+    assert g2.n == len(now) and graph.dangling(g2) == 0
+    assert graph._reachable(g2.lists(), g2.hubs).all()
+    rng = np.random.default_rng(3)
+    queries = now[rng.choice(len(now), 60, replace=False)] + 0.2 * rng.normal(size=(60, 32)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    assert recall(g2, now, queries) >= 0.90
+    assert graph.findability(g2, np.arange(len(keep), g2.n), new, SMALL) >= 0.95
+
+
+def test_a_graph_from_another_model_is_refused(tmp_path):
+    x = clustered(300)
+    graph.save(tmp_path, "compact", graph.build_compact(x, SMALL), {"model": "all-MiniLM-L6-v2", "dim": 32})
+    with pytest.raises(RagbagError, match="was built with all-MiniLM-L6-v2 \\(32-d\\).*rebuild"):
+        graph.load(tmp_path, "multilingual-e5-small", 384)
+
+
+DOCS = {
+    f"note{i}.md": f"# Note {i}\n\n" + text
+    for i, text in enumerate([
+        "The kitchen faucet leaked until the rubber washer in the valve was replaced.",
+        "Perseid meteors peak in August; watch after midnight far from city lights.",
+        "File the income tax return by the end of April and keep donation receipts.",
+        "Sourdough needs a lively starter, a long cold proof and a very hot oven.",
+        "Rotate the car tyres every ten thousand kilometres to even out the wear.",
+        "The quarterly budget review moved to Thursday afternoon in room 4.",
+    ])
+}
+
+
+FILLER = {f"filler{i}.md": f"# Filler {i}\n\nA line about topic number {i} and its {i * 3} variations."
+          for i in range(6)}
+
+
+def test_compact_profile_drops_vectors_and_searches_by_recomputing(home, instance, tmp_path):
+    docs = write(tmp_path / "docs", {**DOCS, **FILLER})
+    home.add_source("fastnotes", "files", str(docs), known=("files",))
+    home.add_source("notes", "files", str(docs), known=("files",), options={"profile": "compact"})
+    fast_meta = materialize_source(home, instance, "fastnotes")
+    meta = materialize_source(home, instance, "notes")
+    assert fast_meta["graph"]["profile"] == "fast" and meta["graph"]["profile"] == "compact"
+    assert meta["graph"]["vectors_held"] == meta["chunks"]["chunks"] == 12
+    assert meta["graph"]["vectors_dropped"] == 0  # never stored in LanceDB in the first place
+    assert not (home.index_dir("files", "notes") / "pending_vectors.npz").exists()
+    assert meta["graph"]["recall_at_10"] >= 0.9
+    store = Store(home.lance_dir)
+    vectors = store.rows("embeddings", "notes", ["vector"]).column("vector")
+    assert vectors.null_count == len(vectors) == 12  # the rows say "embedded"; the vectors are gone
+    assert store.rows("embeddings", "fastnotes", ["vector"]).column("vector").null_count == 0
+    published = home.index_dir("files", "notes") / "current" / "graph"
+    assert (published / "graph.bin").exists() and not (published / "hnsw.faiss").exists()
+
+    for q, want in [("how do I fix a dripping tap", "note0.md"), ("when to see shooting stars", "note1.md"),
+                    ("bread baking", "note3.md")]:
+        hits = query.search(q, home=home, sources=["notes"], mode="vector", k=3)
+        exact = query.search(q, home=home, sources=["fastnotes"], mode="vector", k=3)
+        assert os.path.basename(hits.iloc[0]["uri"]) == want
+        assert [os.path.basename(u) for u in hits["uri"]] == [os.path.basename(u) for u in exact["uri"]]
+        assert np.allclose(hits["vector_score"], exact["vector_score"], atol=1e-5)
+
+    # A new file and a deletion: the compact graph is updated in place, not rebuilt,
+    # the new vectors are dropped too, and search sees the change.
+    (docs / "note5.md").unlink()
+    write(docs, {"note6.md": "# Note 6\n\nThe dentist appointment is on Monday at nine in the morning."})
+    again = materialize_source(home, instance, "notes")
+    assert again["graph"]["mode"] == "updated" and again["graph"]["inserted"] == 1
+    assert again["graph"]["deleted"] == 1 and again["graph"]["vectors_held"] == 1
+    assert store.rows("embeddings", "notes", ["vector"]).column("vector").null_count == 12
+    hits = query.search("when is my dentist visit", home=home, sources=["notes"], mode="vector", k=1)
+    assert os.path.basename(hits.iloc[0]["uri"]) == "note6.md"
+    assert "note5.md" not in {os.path.basename(u) for u in query.search("budget review", home=home,
+                                                                          sources=["notes"], k=12)["uri"]}
+    assert staged_graph(home, home.source("notes"))["churn"] == 2
+
+
+def test_compact_vectors_really_leave_the_disk(home, instance, tmp_path):
+    """Bytes on disk: a compact home's LanceDB embeddings plus its graph weigh far less than the
+    float32 vectors would, once the old table versions are reclaimed at publication."""
+    words = "faucet meteor tax sourdough tyres budget dentist garden river violin".split()
+    files = {f"n{i}.txt": " ".join(words[(i * 7 + j) % 10] + f" item{i}-{j}" for j in range(60)) for i in range(60)}
+    home.set_config("graph.profile", "compact")
+    home.add_source("bulk", "files", str(write(tmp_path / "bulk", files)), known=("files",))
+    meta = materialize_source(home, instance, "bulk")
+    n = meta["chunks"]["chunks"]
+    raw = n * embedding.spec(home.model).dim * 4
+    lance = sum(p.stat().st_size for p in (home.lance_dir / "embeddings.lance").rglob("*") if p.is_file())
+    cache = sum(p.stat().st_size for p in (home.lance_dir / "embedding_cache.lance").rglob("*") if p.is_file())
+    assert lance < raw / 4, (lance, raw)
+    assert cache < raw / 4, (cache, raw)  # compact sources keep their vectors out of the cache
+    assert meta["graph"]["bytes"] < raw / 10
+    assert len(query.search("violin river", home=home, k=3)) == 3
+
+
+def test_build_reports_graph_and_asset_checks(home, instance, tmp_path):
+    import dagster as dg
+
+    import connectors
+    from assets.chain import RagbagHome, connector_chain, partitions_for
+
+    home.add_source("notes", "files", str(write(tmp_path / "d", DOCS)), known=("files",))
+    instance.add_dynamic_partitions(partitions_for("files").name, ["notes"])
+    result = dg.materialize(connector_chain("files", connectors.get("files")), partition_key="notes",
+                            instance=instance, resources={"ragbag": RagbagHome(root=str(home.root))})
+    checks = {e.check_name: e for e in result.get_asset_check_evaluations()}
+    assert checks["graph_recall"].passed and checks["graph_matches_chunks"].passed
+    assert checks["graph_recall"].metadata["recall_at_10"].value >= 0.9
+
+
+def test_switching_profiles_drops_and_restores_vectors(home, instance, tmp_path):
+    home.add_source("notes", "files", str(write(tmp_path / "d", DOCS)), known=("files",))
+    store = Store(home.lance_dir)
+    nulls = lambda: store.rows("embeddings", "notes", ["vector"]).column("vector").null_count  # noqa: E731
+    first = materialize_source(home, instance, "notes")
+    assert first["graph"]["profile"] == "fast" and nulls() == 0
+    home.set_config("graph.profile", "compact")
+    compact = materialize_source(home, instance, "notes")
+    assert compact["embeddings"]["chunks_embedded"] == 0  # nothing re-embedded to switch
+    assert compact["graph"]["vectors_dropped"] == 6 and nulls() == 6
+    home.set_config("graph.profile", "fast")
+    fast = materialize_source(home, instance, "notes")
+    assert fast["embeddings"]["from_cache"] == 6 and nulls() == 0  # the cache still had them
+    hits = query.search("dripping tap", home=home, mode="vector", k=1)
+    assert os.path.basename(hits.iloc[0]["uri"]) == "note0.md"
