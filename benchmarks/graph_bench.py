@@ -42,7 +42,7 @@ WORK = ROOT / "benchmarks" / ".work"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _meter import percentiles  # noqa: E402
+from _meter import meter, percentiles  # noqa: E402
 from ragbag import embedding, graph  # noqa: E402
 
 MODEL = embedding.DEFAULT_MODEL
@@ -56,9 +56,11 @@ def main() -> None:
     for name in args.corpus:
         print(f"== {name}", flush=True)
         corpus = LOADERS[name](args)
-        res = bench_corpus(name, corpus, args)
-        if name == "msmarco" and args.leann_python:
-            res["leann"] = leann_msmarco(corpus, args)
+        with meter() as m:  # how busy the machine was: a crowded two-core box slows every row
+            res = bench_corpus(name, corpus, args)
+            if name == "msmarco" and args.leann_python:
+                res["leann"] = leann_msmarco(corpus, args)
+        res["machine_busy"] = m["machine_busy"]
         results[name] = res
         out_path.write_text(json.dumps(results, indent=1))
         print(table(name, res), flush=True)

@@ -286,12 +286,7 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
         if pending is not None:
             pending.unlink(missing_ok=True)
         return {**_graph_report(staged), "unchanged": True, "vectors_dropped": dropped}
-    emb = store.rows("embeddings", source.name, ["chunk_id", "content_hash", "model", "vector"])
-    stored = {
-        (c, h): v for c, h, m, v in zip(emb.column("chunk_id").to_pylist(), emb.column("content_hash").to_pylist(),
-                                       emb.column("model").to_pylist(), emb.column("vector").to_pylist())
-        if m == model
-    }
+    stored = _stored_vectors(store, source, model)
     waiting = read_pending(pending)
     stored.update({p: v for p, v in waiting.items() if p in stored})
     live = list(zip(keys["chunk_id"], keys["content_hash"]))
@@ -364,8 +359,23 @@ def _pairs(keys: dict[str, list]) -> list[str]:
     return sorted(c + h for c, h in zip(keys["chunk_id"], keys["content_hash"]))
 
 
-def _matrix(rows: list, dim: int) -> np.ndarray:
-    return np.asarray(rows, dtype=np.float32).reshape(len(rows), dim)
+def _stored_vectors(store: Store, source: Source, model: str) -> dict[tuple[str, str], np.ndarray | None]:
+    """(chunk id, content hash) → its stored vector (a row view), or None where it holds none."""
+    emb = store.rows("embeddings", source.name, ["chunk_id", "content_hash", "model", "vector"])
+    col = emb.column("vector").combine_chunks()
+    valid = col.is_valid().to_numpy(zero_copy_only=False)
+    dim = embedding.spec(model).dim
+    flat = np.asarray(col.flatten().to_numpy(zero_copy_only=False), dtype=np.float32)
+    if len(flat) != int(valid.sum()) * dim:
+        raise RagbagError(f"source {source.name!r}: stored vectors are not {dim}-d; rebuild its embeddings")
+    matrix = flat.reshape(-1, dim)
+    rows = np.cumsum(valid) - 1
+    out: dict[tuple[str, str], np.ndarray | None] = {}
+    for i, (c, h, m) in enumerate(zip(emb.column("chunk_id").to_pylist(), emb.column("content_hash").to_pylist(),
+                                      emb.column("model").to_pylist())):
+        if m == model:
+            out[(c, h)] = matrix[rows[i]] if valid[i] else None
+    return out
 
 
 def _all_vectors(store: Store, source: Source, model: str, order: list[tuple[str, str]],
@@ -376,8 +386,9 @@ def _all_vectors(store: Store, source: Source, model: str, order: list[tuple[str
         text = store.rows("chunks", source.name, ["chunk_id", "index_text"]).to_pydict()
         by_id = dict(zip(text["chunk_id"], text["index_text"]))
         fresh = embedding.encode_passages([by_id[c] for c, _ in gone], model)
-        stored = {**stored, **dict(zip(gone, fresh.tolist()))}
-    return _matrix([stored[p] for p in order], embedding.spec(model).dim)
+        stored = {**stored, **dict(zip(gone, fresh))}
+    dim = embedding.spec(model).dim
+    return np.stack([stored[p] for p in order]).astype(np.float32) if order else np.zeros((0, dim), np.float32)
 
 
 def _drop_vectors(store: Store, source: Source) -> int:
