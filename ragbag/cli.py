@@ -183,10 +183,11 @@ def list_sources(as_json: bool = typer.Option(False, "--json")) -> None:
         return
     from rich.table import Table
 
-    table = Table("source", "connector", "path", "documents", "chunks", "last build", "bytes")
+    table = Table("source", "connector", "path", "documents", "chunks", "profile", "last build", "bytes")
     for r in rows:
         table.add_row(r["source"], r["connector"], r["path"], str(r["documents"] if r["built"] else "-"),
-                      str(r["chunks"] if r["built"] else "-"), r["last_build"] or "never", _human(r["bytes"]))
+                      str(r["chunks"] if r["built"] else "-"), r["profile"] or "-", r["last_build"] or "never",
+                      _human(r["bytes"]))
     _console().print(table if rows else "no sources yet: `ragbag add CONNECTOR NAME PATH`")
 
 
@@ -298,6 +299,9 @@ def _status_rows(home: Home, name: str | None = None) -> list[dict[str, Any]]:
             "source": n, "connector": s.connector, "path": s.path, "path_exists": Path(s.path).exists(),
             "built": bool(m), "last_build": m.get("built_at"), "documents": m.get("documents", 0),
             "chunks": m.get("chunks", 0), "model": m.get("model"),
+            "profile": (m.get("graph") or {}).get("profile"),
+            "graph_bytes": (m.get("graph") or {}).get("bytes"),
+            "graph_recall_at_10": (m.get("graph") or {}).get("recall_at_10"),
             "bytes": (dir_bytes(idx) if idx.exists() else 0) + m.get("store_bytes", 0),
         })
     return rows

@@ -528,6 +528,10 @@ def save(directory: Path, profile: str, graph, meta: dict) -> None:
     (directory / META).write_text(json.dumps({**meta, "profile": profile, "format": FORMAT_VERSION}))
 
 
+def profile_of(directory: Path) -> str:
+    return json.loads((directory / META).read_text())["profile"]
+
+
 def load(directory: Path, model: str, dim: int):
     """The graph in ``directory`` and its meta; refuses one built for another model or dimension."""
     meta = json.loads((directory / META).read_text())

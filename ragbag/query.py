@@ -243,7 +243,9 @@ def load(home: Home, connector: str, source: str) -> Snapshot | None:
     store = Store(home.lance_dir)
     versions = manifest["versions"]
     g = None
-    if (directory / "graph").exists():
+    # A small fast source is searched exactly, so its HNSW file is not even read (nor faiss
+    # imported): a cold `ragbag search` stays quick.
+    if (directory / "graph").exists() and (len(ids) >= EXACT_BELOW or graph.profile_of(directory / "graph") == "compact"):
         g, _ = graph.load(directory / "graph", manifest["model"], manifest["dim"])
     compact = isinstance(g, graph.Compact)
     # A compact source stores no vectors: keep what recomputing them needs instead.

@@ -483,7 +483,13 @@ def _store_bytes(store: Store, source: str) -> int:
 
 
 def dir_bytes(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+    """Bytes of the files under path, a hard-linked file (staged and published graph) once."""
+    seen: dict[tuple[int, int], int] = {}
+    for p in path.rglob("*"):
+        if p.is_file() and not p.is_symlink():
+            st = p.stat()
+            seen[(st.st_dev, st.st_ino)] = st.st_size
+    return sum(seen.values())
 
 
 def _swap_current(base: Path, name: str) -> None:
