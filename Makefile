@@ -11,7 +11,7 @@ CHROMIUM ?= /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CONNECTOR ?= files
 
-.PHONY: setup demo test ui browser backfill bench clean
+.PHONY: setup demo test ui browser postgres backfill bench clean
 
 $(BIN)/ragbag: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,7 @@ demo: setup
 	RAGBAG_HOME="$(DEMO_HOME)" $(BIN)/ragbag search "how do I reset my password" -k 3
 	RAGBAG_HOME="$(DEMO_HOME)" $(BIN)/ragbag search "function that retries a request" --connector code -k 3
 
-test: setup browser
+test: setup browser postgres
 	$(BIN)/python -m pytest -q
 
 # Headless Chromium (Debian package) + Playwright's Python driver, for tests/test_ui_browser.py;
@@ -39,6 +39,13 @@ browser: setup
 	@test -x "$(CHROMIUM)" || $(SUDO) apt-get install -y chromium || \
 	  { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
 	@$(BIN)/python -c "import playwright, matplotlib" 2>/dev/null || $(BIN)/pip install -q playwright matplotlib
+
+# Debian's PostgreSQL server binaries (initdb, pg_ctl) for tests/test_scale_out.py, which starts a
+# throwaway cluster of its own on a Unix socket (as `nobody` when root); it uses no system service.
+PG_INITDB := $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb))
+postgres:
+	@test -n "$(PG_INITDB)" || $(SUDO) apt-get install -y postgresql || \
+	  { $(SUDO) apt-get update && $(SUDO) apt-get install -y postgresql; }
 
 # The Dagster UI over the demo home (or RAGBAG_HOME=... make ui), bound to loopback.
 ui: setup

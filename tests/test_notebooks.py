@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
+import dagster as dg
 import nbformat
 from nbclient import NotebookClient
 
@@ -32,10 +35,22 @@ def test_quickstart_notebook_executes(home, instance):
     assert "Account help" in html and "http_client.py" in html
 
 
-def test_explore_notebook_executes(home, instance):
-    outputs = _run_on_sample(home, instance, "explore.ipynb")
+def test_explore_notebook_executes(home):
+    # Built into the home's own Dagster instance ($DAGSTER_HOME), where the lineage cell looks.
+    instance = dg.DagsterInstance.from_config(str(home.dagster_home))
+    try:
+        outputs = _run_on_sample(home, instance, "explore.ipynb")
+        chunk_runs = {r.event_log_entry.run_id for r in instance.fetch_materializations(
+            dg.AssetKey(["files", "chunks"]), limit=10).records}
+    finally:
+        instance.dispose()
     assert any("image/png" in o.get("data", {}) for o in outputs), "no plot of documents per month"
     html = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
     # Sample data: extensions and languages as the facets, the filtered search, the chunk view.
     assert "extension" in html and "language" in html and ">python<" in html and ">md<" in html
     assert "Account help" in html
+    # Lineage of the top hit's document: the run that chunked it and the LanceDB versions.
+    text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+    assert len(chunk_runs) == 1 and (run_id := chunk_runs.pop()) in html and f"chunked by run {run_id}" in text
+    assert "table_version" in html and "published version" in html and "chunk_id" in html
+    assert re.search(r"search reads LanceDB chunks version \d+ ", text), text

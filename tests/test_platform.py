@@ -1,6 +1,6 @@
 """Running ragbag as a data platform: privacy of the Dagster home, the LanceDB pool, freshness,
-backfills over a connector's sources, two sources built at once, the multiprocess executor, and
-(when dagster-postgres is installed) Postgres run/event storage."""
+backfills over a connector's sources, two sources built at once, the multiprocess executor
+(Postgres storage and the Dask executor: tests/test_scale_out.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,249 @@
+"""Beyond one machine (docs/scale-out.md), with the same code location and asset code:
+Postgres run/event/schedule storage against a real throwaway PostgreSQL server, and one
+connector's two sources built at once by Dagster's Dask executor on a local Dask cluster.
+
+Both need the ``scale`` extra (dagster-postgres, dagster-dask; ``make test`` installs it) and the
+Postgres test Debian's ``postgresql`` binaries (``make test`` installs them: the ``postgres``
+target)."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import dagster as dg
+import pytest
+import yaml
+
+from assets.chain import POOL, STAGES
+from conftest import cli, write
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def _env(home) -> dict:
+    return {**os.environ, "RAGBAG_HOME": str(home.root), "DAGSTER_HOME": str(home.dagster_home)}
+
+
+def _two_sources(tmp_path) -> None:
+    a = write(tmp_path / "docs" / "a", {"a1.md": "# Alpha lisbon\n\nThe gate code in Lisbon is 4711.\n",
+                                        "a2.md": "# Alpha porto\n\nPorto trains leave at nine.\n"})
+    b = write(tmp_path / "docs" / "b", {"b1.md": "# Beta sourdough\n\nFeed the starter twice a day.\n",
+                                        "b2.txt": "Beta garden: water the tomatoes at dusk.\n"})
+    cli("add", "files", "a", str(a))
+    cli("add", "files", "b", str(b))
+
+
+def _assert_searchable(home, expect: dict[str, tuple[str, str]]) -> None:
+    """Each source answers its query with the expected document first, both documents indexed
+    (in a fresh process, as a notebook or agent would read the home)."""
+    code = (
+        "import json, sys; from ragbag import query\n"
+        "q = json.loads(sys.argv[1])\n"
+        "print(json.dumps({s: query.search(t, k=3, sources=[s])['title'].tolist() for s, (t, _) in q.items()}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(expect)], env=_env(home), cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    titles = json.loads(out.stdout.strip().splitlines()[-1])
+    for source, (_, first) in expect.items():
+        assert len(titles[source]) == 2, f"{source}: expected both documents indexed, got {titles[source]}"
+        assert first in titles[source][0], f"{source}: top hit {titles[source][0]!r}, wanted {first!r}"
+
+
+# -- Postgres storage ------------------------------------------------------------------------------
+
+def _pg_bindir() -> Path | None:
+    for d in sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name), reverse=True):
+        if (Path(d) / "initdb").exists() and (Path(d) / "pg_ctl").exists():
+            return Path(d)
+    initdb = shutil.which("initdb")
+    return Path(initdb).parent if initdb and shutil.which("pg_ctl") else None
+
+
+@pytest.fixture
+def postgres():
+    """A throwaway PostgreSQL cluster listening on a Unix socket only (no TCP), owned by `nobody`
+    when the tests run as root (initdb refuses root). Yields the socket directory; database
+    `dagster`, superuser `dagster`, trust auth (the socket directory is the only way in)."""
+    bindir = _pg_bindir()
+    if bindir is None:
+        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) not installed: apt-get install postgresql "
+                    "(make test does)")
+    psycopg2 = pytest.importorskip("psycopg2", reason="psycopg2 missing: pip install -e '.[scale]'")
+    base = Path(tempfile.mkdtemp(prefix="ragbag-pg-"))  # short: a socket path must fit 107 bytes
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        shutil.chown(base, "nobody", "nogroup")
+        as_user = ["runuser", "-u", "nobody", "--"]
+    data, log = base / "data", base / "server.log"
+
+    def run(*cmd: str) -> None:
+        proc = subprocess.run([*as_user, *cmd], cwd=base, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, f"{cmd[0]}: {proc.stdout[-2000:]}{proc.stderr[-2000:]}" + (
+            log.read_text()[-2000:] if log.exists() else "")
+
+    run(str(bindir / "initdb"), "-D", str(data), "-U", "dagster", "--auth=trust", "-E", "UTF8", "--no-sync")
+    run(str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60", "-o",
+        f"-c listen_addresses='' -c unix_socket_directories='{base}' -c fsync=off", "start")
+    try:
+        conn = psycopg2.connect(host=str(base), dbname="postgres", user="dagster")
+        conn.autocommit = True
+        with conn.cursor() as cur:
+            cur.execute("CREATE DATABASE dagster")
+        conn.close()
+        yield base
+    finally:
+        subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+                       cwd=base, capture_output=True, timeout=60)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.slow  # ~90 s on 2 cores: two builds, each loading the embedding model
+def test_a_source_builds_with_postgres_run_and_event_storage(home, tmp_path, postgres):
+    """docs/scale-out.md §1 as written: the Postgres dagster.yaml in DAGSTER_HOME, then the real
+    CLI (`ragbag add`, `ragbag build`) and the Dagster CLI over the same code location. Runs,
+    partitions, materialisations and check results land in Postgres, nothing in SQLite."""
+    import psycopg2
+
+    url = f"postgresql+psycopg2://dagster@/dagster?host={postgres}"
+    config = yaml.safe_load((home.dagster_home / "dagster.yaml").read_text())
+    config["storage"] = {"postgres": {"postgres_url": url}}
+    (home.dagster_home / "dagster.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+    _two_sources(tmp_path)  # `ragbag add` registers each partition in the (Postgres) instance
+    built = cli("build", "a", "--json", env=_env(home), timeout=600)
+    (report,) = json.loads(built.stdout)
+    assert report["status"] == "success" and report["documents"] == 2, report
+    # The Dagster CLI, as a deployment's daemon or UI would run it, over the same instance.
+    proc = subprocess.run(
+        [str(BIN / "dagster"), "asset", "materialize", "-m", "pipelines.definitions",
+         "--select", "group:files", "--partition", "b"],
+        cwd=ROOT, env=_env(home), capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    # ragbag kept the storage section and added nothing that overrides it.
+    kept = yaml.safe_load((home.dagster_home / "dagster.yaml").read_text())
+    assert kept["storage"] == {"postgres": {"postgres_url": url}}
+    assert kept["telemetry"]["enabled"] is False and kept["concurrency"]["pools"]["default_limit"] == 1
+
+    instance = dg.DagsterInstance.from_config(str(home.dagster_home))
+    try:
+        assert type(instance.run_storage).__name__ == "PostgresRunStorage"
+        assert type(instance.event_log_storage).__name__ == "PostgresEventLogStorage"
+        assert type(instance.schedule_storage).__name__ == "PostgresScheduleStorage"
+        runs = {r.tags.get("dagster/partition"): r for r in instance.get_runs()}
+        assert set(runs) == {"a", "b"} and all(r.status == dg.DagsterRunStatus.SUCCESS for r in runs.values())
+        assert runs["a"].tags["ragbag/trigger"] == "cli"
+        assert set(instance.get_dynamic_partitions("files_sources")) == {"a", "b"}
+        for stage in STAGES:
+            assert instance.get_materialized_partitions(dg.AssetKey(["files", stage])) == {"a", "b"}
+        assert instance.get_concurrency_config().pool_config.default_pool_limit == 1
+    finally:
+        instance.dispose()
+
+    # The same facts, straight from Postgres.
+    conn = psycopg2.connect(host=str(postgres), dbname="dagster", user="dagster")
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT run_id, status FROM runs")
+            rows = dict(cur.fetchall())
+            assert set(rows) == {r.run_id for r in runs.values()} and set(rows.values()) == {"SUCCESS"}
+            cur.execute("SELECT run_id, asset_key, partition FROM event_logs "
+                        "WHERE dagster_event_type = 'ASSET_MATERIALIZATION'")
+            mats = cur.fetchall()
+            assert len(mats) == 2 * len(STAGES)
+            assert {(run_id, p) for run_id, _, p in mats} == {(runs[p].run_id, p) for p in ("a", "b")}
+            cur.execute("SELECT count(*) FROM event_logs WHERE dagster_event_type = 'ASSET_CHECK_EVALUATION'")
+            assert cur.fetchone()[0] >= 2 * 7
+    finally:
+        conn.close()
+    assert not list(home.dagster_home.rglob("*.db")), "Dagster wrote SQLite storage beside Postgres"
+    _assert_searchable(home, {"a": ("gate code lisbon", "lisbon"), "b": ("sourdough starter", "sourdough")})
+
+
+# -- the Dask executor -----------------------------------------------------------------------------
+
+def _step_spans(instance, run_id: str) -> dict[str, tuple[float, float, int]]:
+    """step key -> (start, end, pid of the process that ran it)."""
+    started, spans = {}, {}
+    for e in instance.all_logs(run_id):
+        if not e.dagster_event:
+            continue
+        kind = e.dagster_event.event_type_value
+        if kind == "STEP_START":
+            started[e.step_key] = (e.timestamp, e.dagster_event.pid)
+        elif kind in ("STEP_SUCCESS", "STEP_FAILURE"):
+            t0, pid = started.pop(e.step_key)
+            spans[e.step_key] = (t0, e.timestamp, pid)
+    return spans
+
+
+@pytest.mark.slow
+def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
+    """One connector's two partitions, launched at once as two runs of `build_files` through
+    `pipelines.dask_definitions` (the same assets with `dask_executor`) against one local Dask
+    cluster of two single-threaded worker processes: every step runs on a Dask worker, the two
+    runs overlap, both sources are built and searchable.
+
+    The Dask executor does not take `ragbag_lance` pool slots (it runs each step with
+    `execute_plan`, outside the executors' concurrency context): this test holds the pool's only
+    slot for the whole build and both runs still finish, writing the shared LanceDB tables
+    concurrently — which LanceDB on a local disk handles (docs/scale-out.md §2)."""
+    distributed = pytest.importorskip("distributed", reason="dask.distributed missing: pip install -e '.[scale]'")
+    pytest.importorskip("dagster_dask", reason="dagster-dask missing: pip install -e '.[scale]'")
+    _two_sources(tmp_path)
+
+    instance = dg.DagsterInstance.from_config(str(home.dagster_home))
+    # Workers are started from this process: they inherit RAGBAG_HOME / DAGSTER_HOME (the fixture's).
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+        worker_pids = set(client.run(os.getpid).values())
+        assert len(worker_pids) == 2
+        run_config = tmp_path / "dask.yaml"
+        run_config.write_text(yaml.safe_dump(
+            {"execution": {"config": {"cluster": {"existing": {"address": cluster.scheduler_address}}}}}))
+        instance.event_log_storage.initialize_concurrency_limit_to_default(POOL)
+        held = instance.event_log_storage.claim_concurrency_slot(POOL, "test-holder", "hold")
+        assert held.is_claimed, "could not take the ragbag_lance slot before the build"
+        try:
+            procs = {name: subprocess.Popen(
+                [str(BIN / "dagster"), "job", "execute", "-m", "pipelines.dask_definitions", "-j", "build_files",
+                 "--tags", json.dumps({"dagster/partition": name}), "-c", str(run_config)],
+                cwd=ROOT, env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                for name in ("a", "b")}
+            for name, p in procs.items():
+                out, _ = p.communicate(timeout=600)
+                assert p.returncode == 0, f"{name}: {out[-4000:]}"
+            info = instance.event_log_storage.get_concurrency_info(POOL)
+            assert info.slot_count == 1 and [s.run_id for s in info.claimed_slots] == ["test-holder"]
+        finally:
+            instance.event_log_storage.free_concurrency_slots_for_run("test-holder")
+
+    try:
+        runs = {r.tags["dagster/partition"]: r for r in instance.get_runs()}
+        assert set(runs) == {"a", "b"}
+        windows = {}
+        for name, run in runs.items():
+            assert run.status == dg.DagsterRunStatus.SUCCESS
+            spans = _step_spans(instance, run.run_id)
+            assert set(spans) == {f"files__{stage}" for stage in STAGES}, spans
+            assert {pid for _, _, pid in spans.values()} <= worker_pids, "a step ran outside the Dask workers"
+            ordered = [spans[f"files__{stage}"] for stage in STAGES]
+            assert all(e1 <= s2 for (_, e1, _), (s2, _, _) in zip(ordered, ordered[1:])), "chain order broken"
+            windows[name] = (ordered[0][0], ordered[-1][1])
+            for stage in STAGES:
+                assert instance.get_materialized_partitions(dg.AssetKey(["files", stage])) == {"a", "b"}
+        (a0, a1), (b0, b1) = windows["a"], windows["b"]
+        assert a0 < b1 and b0 < a1, f"the two runs did not overlap: {windows}"
+    finally:
+        instance.dispose()
+    _assert_searchable(home, {"a": ("gate code lisbon", "lisbon"), "b": ("sourdough starter", "sourdough")})
