@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from conftest import materialize_source, write
+from conftest import cli_json, materialize_source, write
 from ragbag import embedding, graph, query
 from ragbag.errors import RagbagError
 from ragbag.stages import staged_graph
@@ -170,6 +170,11 @@ def test_compact_profile_drops_vectors_and_searches_by_recomputing(home, instanc
     assert "note5.md" not in {os.path.basename(u) for u in query.search("budget review", home=home,
                                                                           sources=["notes"], k=12)["uri"]}
     assert staged_graph(home, home.source("notes"))["churn"] == 2
+    # The CLI passes the search width and recompute budget through; list shows the profile.
+    (hit,) = cli_json("search", "when is my dentist visit", "--source", "notes", "--mode", "vector",
+                      "--width", "16", "--recompute", "8", "-k", "1")
+    assert os.path.basename(hit["uri"]) == "note6.md"
+    assert {r["source"]: r["profile"] for r in cli_json("list")} == {"fastnotes": "fast", "notes": "compact"}
 
 
 def test_compact_vectors_really_leave_the_disk(home, instance, tmp_path):
