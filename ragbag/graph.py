@@ -49,9 +49,12 @@ class Params:
     hub_fraction: float = 0.02
     hub_degree: int = 32  # M: neighbours a hub keeps
     degree: int = 8  # m: neighbours every other node keeps
-    pq_m: int = 32  # sub-quantisers: code bytes per chunk are pq_m * bits / 8
-    pq_bits: int = 0  # 0: 8 bits from 20,000 chunks up, 4 below (where a 256-entry codebook
-    #                   would cost more bytes than the codes themselves)
+    # Product quantisation; 0 = by size. Below 20,000 chunks 48 sub-quantisers of 4 bits (24 bytes
+    # a chunk; a 256-entry codebook would cost more than the codes there), from 20,000 up 32 of
+    # 8 bits (32 bytes). Measured on msmarco-5k with the source's own chunks as queries,
+    # recall@10 at 64 recomputed: 32x4 0.84, 48x4 0.92, 64x4 0.96, 32x8 0.975.
+    pq_m: int = 0
+    pq_bits: int = 0
     ef_search: int = 128  # search width
     recompute: int = 64  # exact embeddings recomputed per query
     seeds: int = 4  # hubs a search starts from
@@ -206,8 +209,8 @@ def train_pq(vectors: np.ndarray, params: Params) -> tuple[np.ndarray, np.ndarra
 
     n, d = vectors.shape
     bits = params.pq_bits or (8 if n >= 20_000 else 4)
+    m = params.pq_m or max(k for k in range(1, (32 if bits == 8 else 48) + 1) if d % k == 0)
     bits = min(bits, max(1, int(math.log2(max(2, n)))))  # never more centroids than points
-    m = params.pq_m
     if d % m:
         raise RagbagError(f"pq_m={m} must divide the embedding dimension {d}")
     pq = faiss.ProductQuantizer(d, m, bits)
@@ -240,9 +243,9 @@ def build_compact(vectors: np.ndarray, params: Params = Params()) -> Compact:
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     if len(vectors) == 0:
         d = vectors.shape[1] if vectors.ndim == 2 else 0
+        m = params.pq_m or 48
         return Compact(np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32),
-                       np.zeros((0, params.pq_m), np.uint8), np.zeros((params.pq_m, 1, max(1, d // params.pq_m)),
-                                                                     np.float32), 1)
+                       np.zeros((0, m), np.uint8), np.zeros((m, 1, max(1, d // m)), np.float32), 1)
     cand = proximity_candidates(vectors, params)
     lists, hubs = prune(vectors, cand, params)
     centroids, codes, bits = train_pq(vectors, params)
