@@ -112,12 +112,12 @@ def connector_chain(
             if len(keys) == 1:  # a build, refresh or sensor run: exactly one source
                 source = _source(home, keys[0], connector)
                 try:
-                    report = run(Store(home.lance_dir), home, source)
+                    report = run(Store(home.lance_uri), home, source)
                 except RagbagError as e:
                     raise dg.Failure(description=str(e)) from None
                 for err in report.get("errors", []):
                     context.log.warning(f"{err['uri']}: {err['error']}")
-                store = Store(home.lance_dir)
+                store = Store(home.lance_uri)
                 results = []
                 for fn in checks.BY_STAGE[stage]:
                     c = fn(store, home, source)
@@ -160,7 +160,7 @@ def _backfill_step(context: dg.AssetExecutionContext, home: Home, keys: list[str
     for key in keys:
         try:
             source = _source(home, key, connector)
-            reports[key] = run(Store(home.lance_dir), home, source)
+            reports[key] = run(Store(home.lance_uri), home, source)
         except (RagbagError, dg.Failure) as e:
             failures[key] = getattr(e, "description", None) or str(e)
             context.log.error(f"{key}: {failures[key]}")
@@ -170,7 +170,7 @@ def _backfill_step(context: dg.AssetExecutionContext, home: Home, keys: list[str
     if failures:
         raise dg.Failure(description=f"{len(failures)} of {len(keys)} sources failed: "
                          + "; ".join(f"{k}: {v}" for k, v in failures.items()))
-    store = Store(home.lance_dir)
+    store = Store(home.lance_uri)
     results = []
     for fn in checks.BY_STAGE[stage]:
         per_source = {key: fn(store, home, _source(home, key, connector)) for key in keys}

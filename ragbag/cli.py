@@ -214,11 +214,11 @@ def remove(name: str = typer.Argument(..., help="The source to remove.")) -> Non
     """Remove a source: its rows, index files, registration and Dagster partition."""
     home = Home()
     src = home.source(name)
-    if home.lance_dir.exists():
+    if not home.lance_is_local or home.lance_dir.exists():
         from ragbag.stages import remove as remove_data
         from ragbag.store import Store
 
-        remove_data(Store(home.lance_dir), home, src)
+        remove_data(Store(home.lance_uri), home, src)
     home.remove_source(name)
     _sync_partitions(home, remove=[src])
     _console().print(f"removed source [bold]{name}[/]")

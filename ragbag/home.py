@@ -32,7 +32,12 @@ _DAGSTER_YAML = (
     "    default_limit: 1\n"
 )
 # Settings config.yaml may hold (dotted keys); embedding.model is validated against the registry.
-SETTABLE = {"embedding.model", "graph.profile", "llm.provider", "llm.model", "llm.base_url"}
+SETTABLE = {"embedding.model", "graph.profile", "llm.provider", "llm.model", "llm.base_url",
+            "storage.lance_uri"}
+# Object-store URIs LanceDB connects to (s3+ddb: S3 with the DynamoDB commit store, for several
+# concurrent writers — docs/scale-out.md §3). Credentials come from the environment, never a URI.
+OBJECT_STORE_SCHEMES = ("s3", "s3+ddb", "gs", "az")
+_OBJECT_URI = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<rest>.*)$", re.IGNORECASE)
 
 
 @dataclass
@@ -58,7 +63,10 @@ class Home:
 
     def ensure(self) -> "Home":
         """Create the home (0700) with a telemetry-off Dagster home inside it."""
-        for d in (self.root, self.dagster_home, self.lance_dir, self.index_root, self.state_dir):
+        dirs = [self.root, self.dagster_home, self.index_root, self.state_dir]
+        if self.lance_is_local:  # an object store needs no directory made
+            dirs.append(self.lance_dir)
+        for d in dirs:
             d.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.root, 0o700)
         self._ensure_dagster_yaml(self.dagster_home / "dagster.yaml")
@@ -83,8 +91,24 @@ class Home:
         return self.root / "config.yaml"
 
     @property
+    def lance_uri(self) -> str:
+        """Where the LanceDB tables live: ``storage.lance_uri`` (a local path or an s3:// gs://
+        az:// URI), else ``$RAGBAG_HOME/lance``. What ``Store`` connects to."""
+        value = self.get_config("storage.lance_uri")
+        return str(value) if value else str(self.root / "lance")
+
+    @property
+    def lance_is_local(self) -> bool:
+        return not _OBJECT_URI.match(self.lance_uri)
+
+    @property
     def lance_dir(self) -> Path:
-        return self.root / "lance"
+        """The LanceDB directory on the local disk; for code that reads its files directly.
+        A one-line error when ``storage.lance_uri`` puts the tables in an object store."""
+        if not self.lance_is_local:
+            raise RagbagError(f"the LanceDB tables are at {self.lance_uri} (storage.lance_uri), "
+                              "not on the local disk")
+        return Path(self.lance_uri)
 
     @property
     def index_root(self) -> Path:
@@ -122,6 +146,8 @@ class Home:
 
             if value not in PROFILES:
                 raise RagbagError(f"graph.profile {value!r}: use one of {', '.join(PROFILES)}")
+        elif key == "storage.lance_uri":
+            value = lance_location(value)
         elif key not in SETTABLE:
             raise RagbagError(f"unknown setting {key!r}; settable: {', '.join(sorted(SETTABLE))}")
         config = self.config()
@@ -199,6 +225,36 @@ class Home:
         self.ensure()
         body = yaml.safe_dump({"sources": {n: s.as_dict() for n, s in sources.items()}}, sort_keys=True)
         write_private(self.sources_file, body)
+
+
+def lance_location(value: str) -> str:
+    """Validate a ``storage.lance_uri``: "" (the default, ``$RAGBAG_HOME/lance``), a local path
+    (made absolute) or ``s3://``, ``s3+ddb://``, ``gs://``, ``az://`` bucket[/prefix]."""
+    value = value.strip()
+    if not value:
+        return ""
+    m = _OBJECT_URI.match(value)
+    if m is None:
+        return str(Path(value).expanduser().resolve())
+    scheme, rest = m["scheme"].lower(), m["rest"]
+    schemes = ", ".join(f"{s}://" for s in OBJECT_STORE_SCHEMES)
+    if scheme not in OBJECT_STORE_SCHEMES:
+        raise RagbagError(f"storage.lance_uri {value!r}: use a local path or a {schemes} URI")
+    path, _, query = rest.partition("?")
+    bucket = path.split("/", 1)[0]
+    if "@" in bucket or "#" in rest:
+        raise RagbagError(f"storage.lance_uri {value!r}: no credentials in the URI; "
+                          "object-store keys come from the environment (docs/scale-out.md §3)")
+    if not bucket:
+        raise RagbagError(f"storage.lance_uri {value!r}: name a bucket ({scheme}://BUCKET/PREFIX)")
+    if scheme == "s3+ddb":  # the DynamoDB commit store's table is named in the URI, nothing else
+        if not re.fullmatch(r"ddbTableName=[A-Za-z0-9_.-]{3,255}", query):
+            raise RagbagError(f"storage.lance_uri {value!r}: s3+ddb needs ?ddbTableName=TABLE")
+        return f"{scheme}://{path.rstrip('/')}?{query}"
+    if query or "?" in rest:
+        raise RagbagError(f"storage.lance_uri {value!r}: no query in the URI; "
+                          "object-store settings and keys come from the environment (docs/scale-out.md §3)")
+    return f"{scheme}://{path.rstrip('/')}"
 
 
 _parsed: dict[Path, tuple[tuple[int, int, int], Any]] = {}

@@ -240,7 +240,7 @@ def load(home: Home, connector: str, source: str) -> Snapshot | None:
     directory = current.parent / key
     manifest = json.loads((directory / "manifest.json").read_text())
     ids: list[str] = json.loads((directory / "chunk_ids.json").read_text())
-    store = Store(home.lance_dir)
+    store = Store(home.lance_uri)
     versions = manifest["versions"]
     g = None
     # A small fast source is searched exactly, so its HNSW file is not even read (nor faiss

@@ -5,14 +5,22 @@ so that partitions never overwrite each other. Stages reconcile against what is 
 (diff by id and content hash), so a killed write is finished by the next build. What search
 reads is pinned: publishing a source tags the table versions its index was built from
 (``pub-<source>``), and readers check out those tags — a half-written build is never visible.
+
+The database is a local directory or an object-store URI (``storage.lance_uri``: s3://, gs://,
+az://); object-store settings and keys come from the environment, as object_store reads them
+(``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ``AWS_ALLOW_HTTP`` …), and are never written down.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import Iterable
 
 import pyarrow as pa
+
+from ragbag.errors import RagbagError
 
 TS = pa.timestamp("us", tz="UTC")
 
@@ -51,12 +59,35 @@ def _in(column: str, values: list[str]) -> str:
     return f"{column} IN ({', '.join(lit(v) for v in values)})"
 
 
+# The environment variables object_store reads for each backend (its ``from_env``): every
+# AWS_* / GOOGLE_* / AZURE_* variable, lower-cased, is a storage option; unknown ones are ignored.
+_ENV_PREFIXES = {"s3": ("AWS_",), "s3+ddb": ("AWS_",), "gs": ("GOOGLE_",), "az": ("AZURE_",)}
+_SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*)://", re.IGNORECASE)
+
+
+def storage_options(uri: str, environ: dict[str, str] | None = None) -> dict[str, str]:
+    """Object-store options for a LanceDB URI, from the environment; {} for a local path."""
+    m = _SCHEME.match(uri)
+    prefixes = _ENV_PREFIXES.get(m[1].lower(), ()) if m else ()
+    env = os.environ if environ is None else environ
+    return {k.lower(): v for k, v in env.items() if k.startswith(prefixes) and v} if prefixes else {}
+
+
 class Store:
-    def __init__(self, lance_dir: Path):
+    def __init__(self, location: str | Path):
+        """Connect to the LanceDB database at ``location``: a local directory (``home.lance_dir``)
+        or an object-store URI (``home.lance_uri``)."""
         import lancedb
 
-        self.dir = lance_dir
-        self.db = lancedb.connect(str(lance_dir))
+        self.uri = str(location)
+        self.remote = bool(_SCHEME.match(self.uri))
+        self.dir = None if self.remote else Path(location)  # the local directory, if it is one
+        options = storage_options(self.uri)
+        endpoint = next((options[k] for k in ("aws_endpoint_url", "aws_endpoint") if k in options), "")
+        if endpoint.startswith("http://") and options.get("aws_allow_http", "").lower() not in ("true", "1"):
+            raise RagbagError(f"{self.uri}: the endpoint {endpoint} is plain http; "
+                              "set AWS_ALLOW_HTTP=true to allow it")
+        self.db = lancedb.connect(self.uri, storage_options=options) if options else lancedb.connect(self.uri)
 
     def table(self, name: str):
         try:

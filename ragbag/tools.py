@@ -362,7 +362,7 @@ class Tools:
 
         manifest = json.loads((current.parent / key / "manifest.json").read_text())
         version = manifest["versions"]["documents"]
-        store = Store(self.home.lance_dir)
+        store = Store(self.home.lance_uri)
         rows = store.published_rows("documents", name, version,
                                     ["doc_id", "uri", "title", "connector", "date", "metadata"]).to_pylist()
         meta = {}
