@@ -135,7 +135,8 @@ def connector_chain(
         make("chunks", "documents", lambda st, h, s: stages.chunk(st, s, module.spans, h.model),
              "Token-bounded chunks; only changed documents are re-chunked."),
         make("embeddings", "chunks",
-             lambda st, h, s: stages.embed(st, s, h.model, pending=stages.pending_path(h, s)),
+             lambda st, h, s: stages.embed(st, s, h.model, pending=stages.pending_path(h, s),
+                                           restore=stages.was_compact(h, s)),
              "Chunk vectors; only new content is embedded (cache keyed by model + hash)."),
         make("graph", "embeddings", lambda st, h, s: stages.build_graph(st, h, s, h.model),
              "Proximity graph: HNSW over kept vectors (fast) or a hub-pruned graph with PQ codes "

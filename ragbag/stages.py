@@ -135,17 +135,18 @@ def chunk(store: Store, source: Source, spans: Spanner, model: str) -> dict[str,
 
 
 def embed(store: Store, source: Source, model: str, batch_size: int = 128,
-          pending: Path | None = None) -> dict[str, Any]:
+          pending: Path | None = None, restore: bool = False) -> dict[str, Any]:
     """Embed chunks that have no vector for (model, content hash); reuse the cache first.
 
     A compact source (``pending`` set) never stores a vector in LanceDB: its rows record that a
     chunk is embedded (vector null), its new vectors wait in the ``pending`` file for the graph
-    stage, and they stay out of the shared cache.
+    stage, and they stay out of the shared cache. ``restore``: the source was compact and is
+    fast now, so rows without a vector are embedded again (from the cache where it can).
     """
     chunks = store.rows("chunks", source.name, ["chunk_id", "content_hash", "index_text"]).to_pydict()
     stored = store.rows("embeddings", source.name, ["chunk_id", "content_hash", "model"]).to_pydict()
     have = {c: (h, m) for c, h, m in zip(stored["chunk_id"], stored["content_hash"], stored["model"])}
-    if pending is None:  # a source that was compact and is fast now gets its vectors back
+    if restore:
         for c in store.without_vectors(source.name):
             have[c] = None
     todo = [
@@ -242,6 +243,12 @@ def read_pending(path: Path | None) -> dict[tuple[str, str], Any]:
     return {tuple(str(k).split("\x1f")): v for k, v in zip(data["keys"], data["vectors"])}
 
 
+def was_compact(home: Home, source: Source) -> bool:
+    """Whether the source's last graph was compact while it is fast now (its vectors return)."""
+    staged = staged_graph_meta(home, source)
+    return bool(staged) and staged["profile"] == "compact" and graph_profile(home, source) == "fast"
+
+
 def graph_profile(home: Home, source: Source) -> str:
     """The source's graph profile: its own option, else the home's ``graph.profile``, else fast."""
     profile = source.options.get("profile") or home.get_config("graph.profile") or "fast"
@@ -255,19 +262,26 @@ def graph_fingerprint(home: Home, source: Source, model: str, pairs: list[str]) 
     return stable_hash(model, profile, graph.FORMAT_VERSION, json.dumps(graph.params_dict(graph.Params())), *pairs)
 
 
-def staged_graph(home: Home, source: Source) -> dict[str, Any] | None:
-    """Meta of the graph the last graph stage built (what the next publish will ship)."""
+def staged_graph_meta(home: Home, source: Source) -> dict[str, Any] | None:
     path = home.index_dir(source.connector, source.name) / _STAGED_GRAPH / graph.META
-    if not path.exists():
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def staged_graph(home: Home, source: Source) -> dict[str, Any] | None:
+    """Meta of the graph the last graph stage built (what the next publish will ship), with
+    its nodes' (chunk id, content hash) pairs in node order."""
+    meta = staged_graph_meta(home, source)
+    if meta is None:
         return None
-    pairs = json.loads((path.parent / _NODES).read_text())
-    return {**json.loads(path.read_text()), "pairs": pairs, "ids": [c for c, _ in pairs]}
+    pairs = json.loads((home.index_dir(source.connector, source.name) / _STAGED_GRAPH / _NODES).read_text())
+    return {**meta, "pairs": pairs, "ids": [c for c, _ in pairs]}
 
 
 def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[str, Any]:
     """Build or update the source's proximity graph and stage it for publication.
 
-    ``fast`` rebuilds an HNSW index over the stored vectors (seconds even at 100k chunks).
+    ``fast`` adds new chunks to its HNSW index, and rebuilds it over the stored vectors when
+    chunks were deleted or edited (HNSW cannot remove a node).
     ``compact`` edits the previous graph in place — deletions repaired, new chunks inserted
     with the vectors just embedded — because a rebuild would need every vector again, which a
     compact source no longer stores; past ``GRAPH_REBUILD_CHURN`` it rebuilds from recomputed
@@ -297,25 +311,38 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
     started = time.perf_counter()
     progress.report("graph", source.name, 0, 1)
     previous = None
-    if (profile == "compact" and staged and staged["profile"] == "compact" and staged["model"] == model
-            and staged["params"] == graph.params_dict(params)):
+    if staged and staged["profile"] == profile and staged["model"] == model \
+            and staged["params"] == graph.params_dict(params):
         previous = graph.load(base / _STAGED_GRAPH, model, spec.dim)[0]
     old_pairs = [tuple(p) for p in staged["pairs"]] if previous is not None else []
     live_set = set(live)
     keep = [i for i, p in enumerate(old_pairs) if p in live_set]
     kept = {old_pairs[i] for i in keep}
     new = [p for p in live if p not in kept]
-    churn = (staged.get("churn", 0) + len(new) + len(old_pairs) - len(keep)) if previous is not None else 0
+    deleted = len(old_pairs) - len(keep)
+    churn = (staged.get("churn", 0) + len(new) + deleted) if previous is not None else 0
     meta: dict[str, Any] = {"model": model, "dim": spec.dim, "params": graph.params_dict(params),
                             "fingerprint": fingerprint}
-    if previous is not None and churn <= GRAPH_REBUILD_CHURN * max(1, staged.get("full_build_n", 0)):
+    if profile == "compact" and previous is not None \
+            and churn <= GRAPH_REBUILD_CHURN * max(1, staged.get("full_build_n", 0)):
         vectors = _all_vectors(store, source, model, new, stored)
         g = graph.update_compact(previous, keep, vectors, params)
         order = [old_pairs[i] for i in keep] + new
         found = graph.findability(g, np.arange(len(keep), g.n), vectors, params)
         meta.update(mode="updated", churn=churn, full_build_n=staged["full_build_n"],
                     recall_at_10=staged["recall_at_10"], recall_queries=staged["recall_queries"],
-                    inserted=len(new), deleted=len(old_pairs) - len(keep), inserted_found=found)
+                    inserted=len(new), deleted=deleted, inserted_found=found)
+    elif profile == "fast" and previous is not None and not deleted:
+        # Only additions (the common refresh of mail, chats, history): HNSW inserts them in
+        # place; a deletion or an edit rebuilds, since HNSW cannot remove a node.
+        order = [old_pairs[i] for i in keep] + new
+        vectors = _all_vectors(store, source, model, order, stored)
+        g = previous
+        if new:
+            g.add(np.ascontiguousarray(vectors[len(keep):]))
+        recall, queries = graph.self_recall(g, vectors, params, _RECALL_QUERIES)
+        meta.update(mode="updated", churn=churn, full_build_n=staged["full_build_n"], recall_at_10=recall,
+                    recall_queries=queries, inserted=len(new), deleted=0)
     else:
         order = live
         vectors = _all_vectors(store, source, model, order, stored)
@@ -327,6 +354,7 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
         meta.update(mode="built", churn=0, full_build_n=len(order), recall_at_10=recall,
                     recall_queries=queries, inserted=len(order), deleted=len(old_pairs))
     meta["seconds"] = round(time.perf_counter() - started, 3)
+    meta["nodes"] = len(order)
     tmp = base / ".graph.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     graph.save(tmp, profile, g, meta)
@@ -351,8 +379,7 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
 
 def _graph_report(meta: dict[str, Any]) -> dict[str, Any]:
     skip = {"pairs", "ids", "fingerprint", "params"}
-    return {**{k: v for k, v in meta.items() if k not in skip}, "nodes": len(meta.get("ids", [])),
-            "params": meta.get("params")}
+    return {**{k: v for k, v in meta.items() if k not in skip}, "params": meta.get("params")}
 
 
 def _pairs(keys: dict[str, list]) -> list[str]:

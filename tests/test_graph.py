@@ -225,3 +225,17 @@ def test_switching_profiles_drops_and_restores_vectors(home, instance, tmp_path)
     assert fast["embeddings"]["from_cache"] == 6 and nulls() == 0  # the cache still had them
     hits = query.search("dripping tap", home=home, mode="vector", k=1)
     assert os.path.basename(hits.iloc[0]["uri"]) == "note0.md"
+
+
+def test_fast_graph_takes_additions_in_place_and_rebuilds_after_a_deletion(home, instance, tmp_path):
+    docs = write(tmp_path / "d", DOCS)
+    home.add_source("notes", "files", str(docs), known=("files",))
+    assert materialize_source(home, instance, "notes")["graph"]["mode"] == "built"
+    write(docs, {"note6.md": "# Note 6\n\nThe dentist appointment is on Monday at nine in the morning."})
+    added = materialize_source(home, instance, "notes")["graph"]
+    assert added["mode"] == "updated" and added["inserted"] == 1 and added["recall_at_10"] >= 0.9
+    hits = query.search("when is my dentist visit", home=home, mode="vector", k=1)
+    assert os.path.basename(hits.iloc[0]["uri"]) == "note6.md"
+    (docs / "note0.md").unlink()
+    removed = materialize_source(home, instance, "notes")["graph"]
+    assert removed["mode"] == "built" and removed["nodes"] == 6
