@@ -42,6 +42,7 @@ def sync_partitions(home: Home, add: Iterable[Source] = (), remove: Iterable[Sou
     from assets.chain import partitions_for
 
     instance = _instance(home)
+    ensure_pool(instance)
     for src in add:
         pname = partitions_for(src.connector).name
         if not instance.has_dynamic_partition(pname, src.name):
@@ -59,6 +60,7 @@ def run_builds(home: Home, sources: list[Source], show_progress: bool) -> list[d
     from pipelines.definitions import defs
 
     sync_partitions(home, add=sources)
+    ensure_pool(instance)
     reap_dead_runs(instance)
     reports = []
     with _progress_bars() if show_progress else nullcontext(None) as listener:
@@ -73,6 +75,21 @@ def run_builds(home: Home, sources: list[Source], show_progress: bool) -> list[d
                 )
                 reports.append(_report(src, result, time.time() - started))
     return reports
+
+
+def ensure_pool(instance) -> None:
+    """Create the LanceDB writers' pool slots now, from `default_limit`, if none exist yet.
+
+    Dagster allocates a pool's slots lazily, at the first claim; two `ragbag build` processes
+    claiming first at the same moment on SQLite storage once both ran a step in the pool (their
+    `documents` steps overlapped). `ragbag add` and every build create the slots up front, so
+    concurrent builds find them there.
+    """
+    from assets.chain import POOL
+
+    storage = instance.event_log_storage
+    if storage.get_concurrency_info(POOL).slot_count == 0:
+        storage.initialize_concurrency_limit_to_default(POOL)
 
 
 def reap_dead_runs(instance) -> list[str]:

@@ -136,6 +136,12 @@ def test_two_sources_of_one_connector_build_at_once_into_one_home(home, tmp_path
     """Two `ragbag build` processes, different sources, same LanceDB tables: both complete and are
     searchable, and the pool never let two steps write at the same time."""
     _two_sources(home, tmp_path)
+    # `ragbag add` created the pool's one slot: the two builds do not race to allocate it.
+    instance = dg.DagsterInstance.from_config(str(home.dagster_home))
+    try:
+        assert instance.event_log_storage.get_concurrency_info("ragbag_lance").slot_count == 1
+    finally:
+        instance.dispose()
     procs = {name: subprocess.Popen([str(BIN / "ragbag"), "build", name, "--json"], env=_env(home),
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for name in ("a", "b")}
