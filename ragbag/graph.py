@@ -168,8 +168,7 @@ def _mirror_into_hubs(lists: list[np.ndarray], hubs: np.ndarray, vectors: np.nda
         lists[h] = np.sort(np.concatenate([lists[h], best])).astype(np.int32)
 
 
-def _reconnect(lists: list[np.ndarray], hubs: np.ndarray, vectors: np.ndarray | None,
-               scores: "Callable[[int, np.ndarray], np.ndarray] | None" = None) -> int:
+def _reconnect(lists: list[np.ndarray], hubs: np.ndarray, vectors: np.ndarray) -> int:
     """Link every node unreachable from the hubs back in: its most similar reachable node
     gets an edge to it. Returns how many edges were added."""
     n = len(lists)
@@ -182,7 +181,7 @@ def _reconnect(lists: list[np.ndarray], hubs: np.ndarray, vectors: np.ndarray | 
         reach = np.flatnonzero(seen)
         # One node per pass: linking it often brings a whole unreachable island back.
         v = int(lost[0])
-        sims = vectors[reach] @ vectors[v] if vectors is not None else scores(v, reach)
+        sims = vectors[reach] @ vectors[v]
         u = int(reach[int(np.argmax(sims))]) if len(reach) else int(hubs[0])
         if u == v:
             u = int(lists[v][0]) if len(lists[v]) else (v + 1) % n
