@@ -93,3 +93,38 @@ def split_read(items) -> tuple[dict, set, list, dict]:
             cursors.append(item.state)
     assert len(cursors) == 1
     return docs, seen, errors, cursors[0]
+
+
+def platform_env(home: Home) -> dict:
+    """The environment a `ragbag`/`dagster` subprocess needs to use this test's home."""
+    return {**os.environ, "RAGBAG_HOME": str(home.root), "DAGSTER_HOME": str(home.dagster_home)}
+
+
+def two_sources(tmp_path: Path) -> None:
+    """Two `files` sources, a and b, registered through the CLI (so their partitions exist)."""
+    a = write(tmp_path / "docs" / "a", {"a1.md": "# Alpha lisbon\n\nThe gate code in Lisbon is 4711.\n",
+                                        "a2.md": "# Alpha porto\n\nPorto trains leave at nine.\n"})
+    b = write(tmp_path / "docs" / "b", {"b1.md": "# Beta sourdough\n\nFeed the starter twice a day.\n",
+                                        "b2.txt": "Beta garden: water the tomatoes at dusk.\n"})
+    cli("add", "files", "a", str(a))
+    cli("add", "files", "b", str(b))
+
+
+TWO_SOURCES_QUERIES = {"a": ("gate code lisbon", "lisbon"), "b": ("sourdough starter", "sourdough")}
+
+
+def assert_searchable(home: Home, expect: dict[str, tuple[str, str]]) -> None:
+    """Each source answers its query with the expected document first, both documents indexed
+    (in a fresh process, as a notebook or agent would read the home)."""
+    code = (
+        "import json, sys; from ragbag import query\n"
+        "q = json.loads(sys.argv[1])\n"
+        "print(json.dumps({s: query.search(t, k=3, sources=[s])['title'].tolist() for s, (t, _) in q.items()}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(expect)], env=platform_env(home),
+                         cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    titles = json.loads(out.stdout.strip().splitlines()[-1])
+    for source, (_, first) in expect.items():
+        assert len(titles[source]) == 2, f"{source}: expected both documents indexed, got {titles[source]}"
+        assert first in titles[source][0], f"{source}: top hit {titles[source][0]!r}, wanted {first!r}"

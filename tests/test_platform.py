@@ -5,7 +5,6 @@ backfills over a connector's sources, two sources built at once, the multiproces
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from datetime import timedelta
@@ -16,40 +15,11 @@ import pytest
 import yaml
 
 from assets.chain import STAGES
-from conftest import cli, write
+from conftest import TWO_SOURCES_QUERIES, assert_searchable, platform_env, two_sources
 from ragbag.checks import BY_STAGE
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-
-
-def _env(home) -> dict:
-    return {**os.environ, "RAGBAG_HOME": str(home.root), "DAGSTER_HOME": str(home.dagster_home)}
-
-
-def _two_sources(home, tmp_path, connector_dir="docs") -> None:
-    a = write(tmp_path / connector_dir / "a", {"a1.md": "# Alpha lisbon\n\nThe gate code in Lisbon is 4711.\n",
-                                               "a2.md": "# Alpha porto\n\nPorto trains leave at nine.\n"})
-    b = write(tmp_path / connector_dir / "b", {"b1.md": "# Beta sourdough\n\nFeed the starter twice a day.\n",
-                                               "b2.txt": "Beta garden: water the tomatoes at dusk.\n"})
-    cli("add", "files", "a", str(a))
-    cli("add", "files", "b", str(b))
-
-
-def _assert_searchable(home, expect: dict[str, str]) -> None:
-    """Each source's published index answers a query with its own document, in a fresh process."""
-    code = (
-        "import json, sys; from ragbag import query\n"
-        "q = json.loads(sys.argv[1])\n"
-        "print(json.dumps({s: query.search(t, k=3, sources=[s])['title'].tolist() for s, t in q.items()}))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code, json.dumps(expect)], env=_env(home), cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    titles = json.loads(out.stdout.strip().splitlines()[-1])
-    for source, query in expect.items():
-        assert titles[source], f"{source}: no hits"
-        assert len(titles[source]) == 2, f"{source}: expected both documents indexed, got {titles[source]}"
 
 
 # -- privacy and instance config ----------------------------------------------------------------
@@ -108,11 +78,11 @@ def test_every_stage_is_in_the_lance_pool_with_a_single_run_backfill_policy_and_
 def test_backfill_rebuilds_a_connectors_sources_in_one_run_from_the_cli(home, tmp_path):
     """`dagster asset materialize --select group:files --partition-range a...b`: one run, every
     source rebuilt, per-partition materialisations and passing checks recorded in the home."""
-    _two_sources(home, tmp_path)
+    two_sources(tmp_path)
     proc = subprocess.run(
         [str(BIN / "dagster"), "asset", "materialize", "-m", "pipelines.definitions",
          "--select", "group:files", "--partition-range", "a...b"],
-        cwd=ROOT, env=_env(home), capture_output=True, text=True, timeout=600,
+        cwd=ROOT, env=platform_env(home), capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     instance = dg.DagsterInstance.from_config(str(home.dagster_home))
@@ -128,21 +98,21 @@ def test_backfill_rebuilds_a_connectors_sources_in_one_run_from_the_cli(home, tm
         assert len(checks) == sum(len(fns) for fns in BY_STAGE.values()) == 7 and all(e.dagster_event.event_specific_data.passed for e in checks)
     finally:
         instance.dispose()
-    _assert_searchable(home, {"a": "gate code lisbon", "b": "sourdough starter"})
+    assert_searchable(home, TWO_SOURCES_QUERIES)
 
 
 @pytest.mark.slow
 def test_two_sources_of_one_connector_build_at_once_into_one_home(home, tmp_path):
     """Two `ragbag build` processes, different sources, same LanceDB tables: both complete and are
     searchable, and the pool never let two steps write at the same time."""
-    _two_sources(home, tmp_path)
+    two_sources(tmp_path)
     # `ragbag add` created the pool's one slot: the two builds do not race to allocate it.
     instance = dg.DagsterInstance.from_config(str(home.dagster_home))
     try:
         assert instance.event_log_storage.get_concurrency_info("ragbag_lance").slot_count == 1
     finally:
         instance.dispose()
-    procs = {name: subprocess.Popen([str(BIN / "ragbag"), "build", name, "--json"], env=_env(home),
+    procs = {name: subprocess.Popen([str(BIN / "ragbag"), "build", name, "--json"], env=platform_env(home),
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for name in ("a", "b")}
     reports = {}
@@ -153,7 +123,7 @@ def test_two_sources_of_one_connector_build_at_once_into_one_home(home, tmp_path
     for name, r in reports.items():
         assert r["status"] == "success", r
         assert r["documents"] == 2 and r["chunks"] >= 2 and r["chunks_embedded"] == r["chunks"], r
-    _assert_searchable(home, {"a": "gate code lisbon", "b": "sourdough starter"})
+    assert_searchable(home, TWO_SOURCES_QUERIES)
 
     instance = dg.DagsterInstance.from_config(str(home.dagster_home))
     try:
@@ -183,13 +153,13 @@ def test_two_sources_of_one_connector_build_at_once_into_one_home(home, tmp_path
 def test_a_source_builds_with_the_multiprocess_executor(home, tmp_path):
     """Each step in its own process (what the k8s/celery/docker executors do, one step per pod or
     worker): the assets share no in-process state between stages."""
-    _two_sources(home, tmp_path)
+    two_sources(tmp_path)
     config = tmp_path / "run.yaml"
     config.write_text(yaml.safe_dump({"execution": {"config": {"multiprocess": {"max_concurrent": 2}}}}))
     proc = subprocess.run(
         [str(BIN / "dagster"), "job", "execute", "-m", "pipelines.definitions", "-j", "build_files",
          "--tags", json.dumps({"dagster/partition": "a"}), "-c", str(config)],
-        cwd=ROOT, env=_env(home), capture_output=True, text=True, timeout=600,
+        cwd=ROOT, env=platform_env(home), capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     instance = dg.DagsterInstance.from_config(str(home.dagster_home))
@@ -201,4 +171,4 @@ def test_a_source_builds_with_the_multiprocess_executor(home, tmp_path):
         assert len(pids) == len(set(pids.values())) == len(STAGES), pids  # one process per step
     finally:
         instance.dispose()
-    _assert_searchable(home, {"a": "gate code lisbon"})
+    assert_searchable(home, {"a": TWO_SOURCES_QUERIES["a"]})

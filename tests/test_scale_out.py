@@ -23,40 +23,10 @@ import pytest
 import yaml
 
 from assets.chain import POOL, STAGES
-from conftest import cli, write
+from conftest import TWO_SOURCES_QUERIES, assert_searchable, cli, platform_env, two_sources
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-
-
-def _env(home) -> dict:
-    return {**os.environ, "RAGBAG_HOME": str(home.root), "DAGSTER_HOME": str(home.dagster_home)}
-
-
-def _two_sources(tmp_path) -> None:
-    a = write(tmp_path / "docs" / "a", {"a1.md": "# Alpha lisbon\n\nThe gate code in Lisbon is 4711.\n",
-                                        "a2.md": "# Alpha porto\n\nPorto trains leave at nine.\n"})
-    b = write(tmp_path / "docs" / "b", {"b1.md": "# Beta sourdough\n\nFeed the starter twice a day.\n",
-                                        "b2.txt": "Beta garden: water the tomatoes at dusk.\n"})
-    cli("add", "files", "a", str(a))
-    cli("add", "files", "b", str(b))
-
-
-def _assert_searchable(home, expect: dict[str, tuple[str, str]]) -> None:
-    """Each source answers its query with the expected document first, both documents indexed
-    (in a fresh process, as a notebook or agent would read the home)."""
-    code = (
-        "import json, sys; from ragbag import query\n"
-        "q = json.loads(sys.argv[1])\n"
-        "print(json.dumps({s: query.search(t, k=3, sources=[s])['title'].tolist() for s, (t, _) in q.items()}))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code, json.dumps(expect)], env=_env(home), cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    titles = json.loads(out.stdout.strip().splitlines()[-1])
-    for source, (_, first) in expect.items():
-        assert len(titles[source]) == 2, f"{source}: expected both documents indexed, got {titles[source]}"
-        assert first in titles[source][0], f"{source}: top hit {titles[source][0]!r}, wanted {first!r}"
 
 
 # -- Postgres storage ------------------------------------------------------------------------------
@@ -76,9 +46,9 @@ def postgres():
     `dagster`, superuser `dagster`, trust auth (the socket directory is the only way in)."""
     bindir = _pg_bindir()
     if bindir is None:
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) not installed: apt-get install postgresql "
-                    "(make test does)")
-    psycopg2 = pytest.importorskip("psycopg2", reason="psycopg2 missing: pip install -e '.[scale]'")
+        pytest.fail("PostgreSQL server binaries (initdb, pg_ctl) not installed: `make postgres` "
+                    "(apt-get install postgresql; make test does it)")
+    import psycopg2  # the `scale` extra, which `test` includes
     base = Path(tempfile.mkdtemp(prefix="ragbag-pg-"))  # short: a socket path must fit 107 bytes
     as_user: list[str] = []
     if os.geteuid() == 0:
@@ -119,15 +89,15 @@ def test_a_source_builds_with_postgres_run_and_event_storage(home, tmp_path, pos
     config["storage"] = {"postgres": {"postgres_url": url}}
     (home.dagster_home / "dagster.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
 
-    _two_sources(tmp_path)  # `ragbag add` registers each partition in the (Postgres) instance
-    built = cli("build", "a", "--json", env=_env(home), timeout=600)
+    two_sources(tmp_path)  # `ragbag add` registers each partition in the (Postgres) instance
+    built = cli("build", "a", "--json", env=platform_env(home), timeout=600)
     (report,) = json.loads(built.stdout)
     assert report["status"] == "success" and report["documents"] == 2, report
     # The Dagster CLI, as a deployment's daemon or UI would run it, over the same instance.
     proc = subprocess.run(
         [str(BIN / "dagster"), "asset", "materialize", "-m", "pipelines.definitions",
          "--select", "group:files", "--partition", "b"],
-        cwd=ROOT, env=_env(home), capture_output=True, text=True, timeout=600,
+        cwd=ROOT, env=platform_env(home), capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     # ragbag kept the storage section and added nothing that overrides it.
@@ -167,7 +137,7 @@ def test_a_source_builds_with_postgres_run_and_event_storage(home, tmp_path, pos
     finally:
         conn.close()
     assert not list(home.dagster_home.rglob("*.db")), "Dagster wrote SQLite storage beside Postgres"
-    _assert_searchable(home, {"a": ("gate code lisbon", "lisbon"), "b": ("sourdough starter", "sourdough")})
+    assert_searchable(home, TWO_SOURCES_QUERIES)
 
 
 # -- the Dask executor -----------------------------------------------------------------------------
@@ -200,7 +170,7 @@ def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
     concurrently — which LanceDB on a local disk handles (docs/scale-out.md §2)."""
     distributed = pytest.importorskip("distributed", reason="dask.distributed missing: pip install -e '.[scale]'")
     pytest.importorskip("dagster_dask", reason="dagster-dask missing: pip install -e '.[scale]'")
-    _two_sources(tmp_path)
+    two_sources(tmp_path)
 
     instance = dg.DagsterInstance.from_config(str(home.dagster_home))
     # Workers are started from this process: they inherit RAGBAG_HOME / DAGSTER_HOME (the fixture's).
@@ -218,7 +188,7 @@ def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
             procs = {name: subprocess.Popen(
                 [str(BIN / "dagster"), "job", "execute", "-m", "pipelines.dask_definitions", "-j", "build_files",
                  "--tags", json.dumps({"dagster/partition": name}), "-c", str(run_config)],
-                cwd=ROOT, env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                cwd=ROOT, env=platform_env(home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 for name in ("a", "b")}
             for name, p in procs.items():
                 out, _ = p.communicate(timeout=600)
@@ -246,4 +216,4 @@ def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
         assert a0 < b1 and b0 < a1, f"the two runs did not overlap: {windows}"
     finally:
         instance.dispose()
-    _assert_searchable(home, {"a": ("gate code lisbon", "lisbon"), "b": ("sourdough starter", "sourdough")})
+    assert_searchable(home, TWO_SOURCES_QUERIES)
