@@ -30,8 +30,11 @@ demo: setup
 	RAGBAG_HOME="$(DEMO_HOME)" $(BIN)/ragbag search "how do I reset my password" -k 3
 	RAGBAG_HOME="$(DEMO_HOME)" $(BIN)/ragbag search "function that retries a request" --connector code -k 3
 
+# Two workers (pytest-xdist): most tests wait on subprocesses (the CLI, dagster dev, Chromium),
+# so two cores run two at once. TEST_WORKERS=0 runs everything in one process.
+TEST_WORKERS ?= 2
 test: setup browser postgres
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist load --maxschedchunk 1
 
 # Headless Chromium (Debian package) + Playwright's Python driver, for tests/test_ui_browser.py;
 # matplotlib for notebooks/explore.ipynb.

@@ -52,10 +52,10 @@ def main() -> None:
     proj.mkdir(parents=True)
 
     out: dict = {"leann_version": version("leann"), "sentence_transformers": version("sentence-transformers")}
-    out["build"] = timed_build(proj, args.docs.resolve())
+    out["build"] = timed_build(proj, args.docs.resolve(), args.build_arg)
     index_dir = proj / ".leann" / "indexes" / INDEX
     out["chunks"] = sum(1 for _ in open(index_dir / "documents.leann.passages.jsonl", encoding="utf-8"))
-    out["rebuild"] = timed_build(proj, args.docs.resolve())
+    out["rebuild"] = timed_build(proj, args.docs.resolve(), args.build_arg)
     out["bytes"] = folder_bytes(index_dir)
     out["files"] = {p.name: p.stat().st_size for p in sorted(index_dir.iterdir()) if p.is_file()}
     stop_daemons(proj)
@@ -79,6 +79,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--sample", type=int, default=10, help="queries timed for vector and hybrid")
     p.add_argument("--passes", type=int, default=1, help="timed passes over the queries per mode")
     p.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES), help="search modes to time")
+    p.add_argument("--build-arg", action="append", default=[], help="extra `leann build` argument (repeatable), "
+                   "e.g. --build-arg=--no-recompute for leann_eval.py")
     return p.parse_args()
 
 
@@ -112,10 +114,10 @@ def leann(proj: Path, *args: str) -> tuple[dict, str]:
     return m, done.stdout
 
 
-def timed_build(proj: Path, docs: Path) -> dict:
+def timed_build(proj: Path, docs: Path, extra: list[str] = ()) -> dict:
     m, _ = leann(proj, "build", INDEX, "--docs", str(docs), "--backend-name", "hnsw",
                  "--embedding-model", model_path(), "--embedding-mode", "sentence-transformers",
-                 "--include-hidden")
+                 "--include-hidden", *extra)
     return m
 
 

@@ -154,6 +154,9 @@ def search(
     width: Optional[int] = typer.Option(None, "--width", min=1, help="Graph search width (recall vs speed)."),
     recompute: Optional[int] = typer.Option(None, "--recompute", min=1,
                                             help="Compact sources: exact embeddings recomputed per query."),
+    rerank: bool = typer.Option(False, "--rerank", help="Re-score the best candidates with the second-stage "
+                                "model (multilingual-e5-small; a few seconds per query)."),
+    rerank_depth: Optional[int] = typer.Option(None, "--rerank-depth", min=2, help="How many candidates --rerank re-scores."),
     as_json: bool = typer.Option(False, "--json", help="Print hits as a JSON array."),
 ) -> None:
     """Search every built source (hybrid BM25 + vector by default)."""
@@ -165,13 +168,21 @@ def search(
 
     hits = q.search(query, k=k, sources=source, connectors=connector, where=where,
                     after=after, before=before, mode=mode, min_score=min_score, context=context,
-                    collapse=collapse, width=width, recompute=recompute)
+                    collapse=collapse, width=width, recompute=recompute, rerank=_rerank_depth(rerank, rerank_depth))
     if as_json:
         print(json.dumps(hits.to_dict("records"), indent=2, default=str, ensure_ascii=False))
         return
     from ragbag.render import print_hits
 
     print_hits(_console(), query, hits)
+
+
+def _rerank_depth(rerank: bool, depth: int | None) -> int:
+    if not rerank:
+        return 0
+    from ragbag import rerank as second_stage
+
+    return depth or second_stage.DEPTH
 
 
 @app.command("list")
@@ -231,6 +242,8 @@ def eval_cmd(
     model: Optional[str] = typer.Option(None, "--model", help="Embedding model (default: this home's)."),
     home: Optional[str] = typer.Option(None, "--home", help="Keep the built index here and reuse it next time."),
     max_queries: Optional[int] = typer.Option(None, "--max-queries", help="Score only the first N queries."),
+    rerank: bool = typer.Option(False, "--rerank", help="Score with the second-stage reranker on."),
+    rerank_depth: Optional[int] = typer.Option(None, "--rerank-depth", min=2, help="Candidates --rerank re-scores."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Score retrieval on a dataset: nDCG@10, Recall@10, Recall@100, MRR@10 per mode."""
@@ -240,7 +253,8 @@ def eval_cmd(
     for m in modes:
         if m not in query.MODES:
             raise RagbagError(f"unknown mode {m!r}; use keyword, vector, hybrid or all")
-    result = evaluate.evaluate(dataset, modes, home=home, model=model or Home().model, max_queries=max_queries)
+    extra = {"rerank": _rerank_depth(rerank, rerank_depth)} if rerank else {}
+    result = evaluate.evaluate(dataset, modes, home=home, model=model or Home().model, max_queries=max_queries, **extra)
     if as_json:
         print(json.dumps(result, indent=2))
         return

@@ -55,13 +55,27 @@ class Snapshot:
     dates: np.ndarray  # datetime64[us] UTC, NaT where unknown
     by_doc: dict[str, list[int]]  # rows of each document in reading order
     graph: Any = None  # graph.Compact, a faiss index, or None (exact search only)
+    store: Any = None  # the Store it was read from (for columns read only when needed)
     _words: dict[int, frozenset[str]] = field(default_factory=dict)
+    _indexed: dict[str, tuple[str, str]] | None = None
 
     def words(self, j: int) -> frozenset[str]:
         """The lower-cased word set of row j (for near-duplicate collapsing), memoised."""
         if j not in self._words:
             self._words[j] = frozenset(_WORDS.findall(self.records[j]["text"].lower()))
         return self._words[j]
+
+    def index_text(self, j: int) -> tuple[str, str]:
+        """(content hash, the text as embedded: title line + chunk) of row j. Read from the
+        published chunks on first use: only reranking and compact recomputing need them."""
+        rec = self.records[j]
+        if "index_text" in rec:
+            return rec["content_hash"], rec["index_text"]
+        if self._indexed is None:
+            t = self.store.published_rows("chunks", rec["source"], self.manifest["versions"]["chunks"],
+                                          ["chunk_id", "content_hash", "index_text"]).to_pydict()
+            self._indexed = {c: (h, x) for c, h, x in zip(t["chunk_id"], t["content_hash"], t["index_text"])}
+        return self._indexed[rec["chunk_id"]]
 
 
 _loaded: dict[tuple[str, str], Snapshot] = {}
@@ -85,6 +99,7 @@ def search(
     collapse: bool = True,
     width: int | None = None,
     recompute: int | None = None,
+    rerank: int = 0,
     home: Home | str | None = None,
 ) -> pd.DataFrame:
     """Ranked chunks for a query, best first, as a DataFrame with the fields of ``COLUMNS``.
@@ -95,6 +110,9 @@ def search(
     side of the same document, merged into one passage (``chunk_text`` keeps the hit itself).
     ``width`` (the graph search width) and ``recompute`` (exact embeddings recomputed per query
     in a compact source) trade speed for recall; the defaults are ``graph.Params``'.
+    ``rerank=N`` re-scores the best N candidates with the second-stage encoder (``ragbag.rerank``:
+    seconds per query until their vectors are cached in this process); ``score`` is then the
+    fused first-stage and reranker score.
     """
     if mode not in MODES:
         raise RagbagError(f"unknown mode {mode!r}; use one of: {', '.join(MODES)}")
@@ -128,6 +146,11 @@ def search(
         ranked = vec if mode == "vector" else kw
     if min_score is not None:
         ranked = [t for t in ranked if t[2] >= min_score]
+    if rerank > 0:
+        from ragbag import rerank as second_stage
+
+        ranked = second_stage.rerank(query, ranked, lambda items: [snaps[i].index_text(j) for i, j, _ in items],
+                                     depth=rerank)
     if collapse:  # with context, later hits may fold into earlier passages: keep a margin
         ranked = _collapse(ranked, snaps, 3 * k if context > 0 else k)
     vec_d = dict(((i, j), sc) for i, j, sc in (vec or []))
@@ -269,7 +292,7 @@ def load(home: Home, connector: str, source: str) -> Snapshot | None:
     by_doc: dict[str, list[int]] = {}
     for j in sorted(range(len(records)), key=lambda j: (records[j]["doc_id"], records[j]["ordinal"])):
         by_doc.setdefault(records[j]["doc_id"], []).append(j)
-    snap = Snapshot(key, manifest, rows, records, vectors, keyword, dates, by_doc, g)
+    snap = Snapshot(key, manifest, rows, records, vectors, keyword, dates, by_doc, g, store)
     _loaded[cache_key] = snap
     return snap
 
@@ -336,10 +359,9 @@ _RECOMPUTED = graph.VectorCache()
 def _recomputer(s: Snapshot, model: str):
     """Exact vectors of a compact source's rows: from the LRU cache, else the model."""
     def vectors_of(rows: np.ndarray) -> np.ndarray:
-        recs = [s.records[int(j)] for j in rows]
-        keys = [f"{model}:{r['content_hash']}" for r in recs]
+        recs = [s.index_text(int(j)) for j in rows]
         return _RECOMPUTED.get_many(
-            keys, lambda todo: embedding.encode_passages([recs[t]["index_text"] for t in todo], model))
+            [f"{model}:{h}" for h, _ in recs], lambda todo: embedding.encode_passages([recs[t][1] for t in todo], model))
     return vectors_of
 
 

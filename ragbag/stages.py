@@ -169,12 +169,14 @@ def embed(store: Store, source: Source, model: str, batch_size: int = 128,
     # a batch to its longest text (unsorted batches padded to 1.68x the real tokens, sorted by
     # characters 1.44x, by tokens 1.04x: benchmarks/embed_order_probe.py).
     count = embedding.token_counter(model)
-    order = sorted(need, key=lambda h: -count(need[h]))
+    tokens = {h: count(text) for h, text in need.items()}
+    order = sorted(need, key=lambda h: -tokens[h])
     hashes, texts = order, [need[h] for h in order]
+    total = sum(tokens.values())
     fresh: dict[str, list[float]] = {}
     progress.report("embed", source.name, 0, len(texts))
     for start in range(0, len(texts), batch_size):
-        vecs = embedding.encode_passages(texts[start : start + batch_size], model)
+        vecs = embedding.encode_passages(texts[start : start + batch_size], model, total_tokens=total)
         batch = dict(zip(hashes[start : start + batch_size], vecs.tolist()))
         fresh.update(batch)
         if pending is None:

@@ -71,6 +71,9 @@ SPECS: list[dict[str, Any]] = [
                 **_FILTERS,
                 "mode": {"type": "string", "enum": ["hybrid", "vector", "keyword"], "default": "hybrid",
                          "description": "hybrid (default); keyword for exact names, codes and identifiers; vector for paraphrases."},
+                "rerank": {"type": "boolean", "default": False,
+                           "description": "Re-score the best candidates with a second model: better order, "
+                                          "seconds slower the first time a passage is seen."},
             },
             "required": ["query"],
             "additionalProperties": False,
@@ -196,13 +199,15 @@ class Tools:
 
     # -- tools -------------------------------------------------------------------------------
     def search(self, query: str, k: int = 10, source=None, connector=None, where=None, after=None,
-               before=None, mode: str = "hybrid") -> dict[str, Any]:
+               before=None, mode: str = "hybrid", rerank: bool = False) -> dict[str, Any]:
         from ragbag import query as q
+        from ragbag import rerank as second_stage
 
         if not query.strip():
             raise ToolError("query is empty")
         hits = q.search(query, k=min(k, MAX_K), sources=_names(source), connectors=_names(connector),
-                        where=where, after=after, before=before, mode=mode, home=self.home)
+                        where=where, after=after, before=before, mode=mode, home=self.home,
+                        rerank=second_stage.DEPTH if rerank else 0)
         rows = [hit_dict(h, rank) for rank, h in enumerate(hits.to_dict("records"), 1)]
         return self._fit({"query": query, "hits": rows}, "hits",
                          "lower k, add filters, or read_file a doc_id for the full text")

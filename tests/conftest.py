@@ -18,6 +18,17 @@ from ragbag.home import Home
 RAGBAG = str(Path(sys.executable).parent / "ragbag")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long end-to-end tests first, longest (``slow(seconds=…)``, measured) first: `make test`
+    hands tests one at a time to two xdist workers, and a minutes-long test started last would
+    leave one worker idle while it finishes."""
+    def order(item: pytest.Item) -> tuple[bool, float]:
+        slow = item.get_closest_marker("slow")
+        return slow is None, -(slow.kwargs.get("seconds", 0) if slow else 0)
+
+    items.sort(key=order)
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Home:
     root = tmp_path / "home"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import stat
 
+import pytest
+
 from conftest import cli, cli_json, write
 
 DOCS = {
@@ -39,6 +41,7 @@ def test_add_rejects_bad_input_with_one_line_and_changes_nothing(home, tmp_path)
     assert stat.S_IMODE(home.sources_file.stat().st_mode) == 0o600
 
 
+@pytest.mark.slow(seconds=70)
 def test_build_search_list_status_remove(home, tmp_path):
     docs = write(tmp_path / "docs", DOCS)
     code = write(tmp_path / "repo", {"util.py": "def celsius_to_fahrenheit(c):\n    return c * 9 / 5 + 32\n"})
@@ -66,6 +69,8 @@ def test_build_search_list_status_remove(home, tmp_path):
     hits = cli_json("search", "migration", "--where", '{"ext": {"==": "md"}}', "--mode", "keyword")
     assert hits == []
 
+    reranked = cli_json("search", "how long is the bike ride along the coast", "-k", "2", "--rerank")
+    assert reranked[0]["title"] == "Cycling route" and reranked[0]["score"] > reranked[1]["score"] >= 0
     human = cli("search", "pancake batter", "-k", "1").stdout
     assert "Pancakes" in human and "[c:" in human and "[my-docs]" in human
 

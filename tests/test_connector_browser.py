@@ -452,6 +452,7 @@ def test_spans_fit_the_budget_even_for_a_giant_url():
     assert [(s.start, s.end) for s in browser.spans(short, count, 64)] == [(0, len(short.text) - 1)]
 
 
+@pytest.mark.slow
 def test_end_to_end_build_search_filter_and_deletion(home, tmp_path):
     root = tmp_path / "browsers"
     chrome, ids = chrome_profile(root)

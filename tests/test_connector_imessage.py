@@ -419,6 +419,7 @@ def test_spans_keep_whole_messages_within_budget():
     assert all(count(huge.text[s.start : s.end]) <= 64 for s in imessage.spans(huge, count, 64))
 
 
+@pytest.mark.slow
 def test_end_to_end_build_search_and_filters(home, tmp_path):
     db, ids = fixture_db(tmp_path / "Messages" / "chat.db")
     db.db.commit()  # Messages still running: rows in the WAL

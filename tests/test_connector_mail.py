@@ -416,6 +416,7 @@ def test_discover_default_places(tmp_path, monkeypatch):
 # ----------------------------------------------------------------------------- end to end
 
 
+@pytest.mark.slow
 def test_cli_end_to_end(home, tmp_path):
     tree = mail_tree(tmp_path / "mail")
     cli("add", "mail", "inbox", str(tree))

@@ -20,7 +20,7 @@ def search(query: str, *args: str) -> list[dict]:
     return cli_json("search", query, *args)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=100)
 def test_four_export_connectors_build_and_search(home, tmp_path):
     chats = write_export(tmp_path / "wechat")
     gpt = tmp_path / "chatgpt"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -34,6 +36,7 @@ def test_beir_with_and_without_header_and_squad(tmp_path):
     assert ds.corpus == {"P1": ("T", "ctx")} and ds.qrels == {"Q1": {"P1": 1}}
 
 
+@pytest.mark.slow
 def test_eval_cli_scores_a_small_dataset_through_the_pipeline(home, tmp_path):
     docs = {
         "d1": "The Eiffel Tower in Paris was completed in 1889 for the World's Fair.",
@@ -54,3 +57,22 @@ def test_eval_cli_scores_a_small_dataset_through_the_pipeline(home, tmp_path):
     assert 0 < result["modes"]["keyword"]["RR@10"] <= 1.0
     again = cli_json("eval", str(tmp_path / "ds"), "--home", str(tmp_path / "evalhome"), "--mode", "hybrid")
     assert again["chunks_embedded"] == 0 and list(again["modes"]) == ["hybrid"]
+
+
+# The shared evaluation data sits beside the repository (../shared/eval, see its README).
+EVAL_DATA = Path(os.environ.get("RAGBAG_EVAL_DIR", Path(__file__).resolve().parents[2] / "shared" / "eval"))
+# Recorded in benchmarks/README.md ("Retrieval quality"): default hybrid nDCG@10 on msmarco-5k.
+MSMARCO_HYBRID = 0.8005
+
+
+@pytest.mark.slow(seconds=180)
+def test_msmarco_hybrid_ndcg_does_not_regress(tmp_path):
+    """The default configuration (what `ragbag add` + `ragbag build` give) on the whole
+    msmarco-5k set, through the real pipeline: a chunker, model, tokeniser or fusion change that
+    costs more than 0.01 nDCG@10 fails here. (~2.5 min: 5,000 passages embedded.)"""
+    data = EVAL_DATA / "msmarco-5k"
+    if not (data / "corpus.jsonl").exists():
+        pytest.skip(f"{data} is missing (set RAGBAG_EVAL_DIR to the shared eval folder)")
+    result = evaluate.evaluate(data, ["hybrid"], home=tmp_path / "home")
+    assert result["documents"] == 5000 and result["queries"] == 43
+    assert result["modes"]["hybrid"]["nDCG@10"] >= MSMARCO_HYBRID - 0.01, result["modes"]

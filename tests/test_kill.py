@@ -7,6 +7,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from conftest import RAGBAG, cli, cli_json, write
 from ragbag import query
 from ragbag.store import Store
@@ -20,6 +22,7 @@ def _new_doc(i: int) -> str:
     return f"# Field report {i}\n\nZephyrmark{i} survey: " + " ".join(w) + f". Sample {i} was logged at station {i * 3}.\n"
 
 
+@pytest.mark.slow
 def test_killed_build_keeps_previous_index_and_next_build_completes(home, tmp_path):
     docs = write(tmp_path / "docs", {"old.md": "# Old\n\nThe lighthouse keeper logs the tide every dawn.\n"})
     cli("add", "files", "notes", str(docs))

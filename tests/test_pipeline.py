@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
 from conftest import materialize_source, write
 from ragbag import embedding, query
+from ragbag.bert_numpy import encoder
 from ragbag.errors import RagbagError
 from ragbag.stages import remove
 from ragbag.store import Store
@@ -142,11 +146,28 @@ def test_query_under_another_model_is_refused(built, home, monkeypatch):
     assert not query.search("faucet", home=home, mode="keyword").empty
 
 
-def test_numpy_query_encoder_matches_sentence_transformers():
-    texts = ["how do I reset my password", "黄山 缆车", "a" * 3000]
-    ref = embedding.encode_passages(texts)
+def test_numpy_encoder_matches_sentence_transformers():
+    """Queries and small builds run the NumPy forward pass; it must give the vectors
+    sentence-transformers gives (texts past the 256-token limit truncated the same way)."""
+    texts = ["how do I reset my password", "黄山 缆车", "a" * 3000, " ".join(["lisbon gate code"] * 200)]
+    ref = embedding._sentence_transformer(embedding.DEFAULT_MODEL).encode(texts, normalize_embeddings=True)
+    s = embedding.spec(embedding.DEFAULT_MODEL)
+    enc = encoder(str(s.path()), s.max_tokens)
     for text, r in zip(texts, ref):
         assert float(embedding.encode_query(text) @ r) > 0.9999
+        assert float(enc.encode(text) @ r) > 0.9999
+
+
+def test_a_small_batch_of_passages_is_embedded_without_importing_torch():
+    code = ("import sys; from ragbag import embedding\n"
+            "v = embedding.encode_passages(['one short passage', 'and another'])\n"
+            "big = embedding.NUMPY_PASSAGE_TOKENS + 1\n"
+            "assert v.shape == (2, 384) and 'torch' not in sys.modules, sorted(sys.modules)\n"
+            "w = embedding.encode_passages(['one short passage'], total_tokens=big)\n"
+            "assert 'torch' in sys.modules and float(w[0] @ v[0]) > 0.9999\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr[-3000:]
 
 
 def test_incremental_readers_use_cursor_and_seen(home, tmp_path):

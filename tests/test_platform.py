@@ -74,7 +74,7 @@ def test_every_stage_is_in_the_lance_pool_with_a_single_run_backfill_policy_and_
 
 # -- backfills ----------------------------------------------------------------------------------
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=60)
 def test_backfill_rebuilds_a_connectors_sources_in_one_run_from_the_cli(home, tmp_path):
     """`dagster asset materialize --select group:files --partition-range a...b`: one run, every
     source rebuilt, per-partition materialisations and passing checks recorded in the home."""

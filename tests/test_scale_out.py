@@ -77,7 +77,7 @@ def postgres():
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.mark.slow  # ~90 s on 2 cores: two builds, each loading the embedding model
+@pytest.mark.slow(seconds=60)  # two builds through Postgres storage
 def test_a_source_builds_with_postgres_run_and_event_storage(home, tmp_path, postgres):
     """docs/scale-out.md §1 as written: the Postgres dagster.yaml in DAGSTER_HOME, then the real
     CLI (`ragbag add`, `ragbag build`) and the Dagster CLI over the same code location. Runs,

@@ -12,6 +12,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from assets.chain import STAGES
 from conftest import cli, write
 
@@ -34,6 +36,7 @@ def _graphql(port: int, q: str) -> dict:
         return json.loads(resp.read())["data"]
 
 
+@pytest.mark.slow
 def test_dagster_dev_shows_assets_partitions_and_cli_runs(home, tmp_path):
     docs = write(tmp_path / "docs", {"a.md": "# Alpha\n\nAlpha notes.\n"})
     cli("add", "files", "notes", str(docs))

@@ -35,7 +35,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 _RESTORE_SIGNALS = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); " \
                    "signal.signal(signal.SIGTERM, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(seconds=150)
 
 
 def _free_port() -> int:
