@@ -22,7 +22,7 @@ from ragbag import embedding, graph
 MODEL = "multilingual-e5-small"
 # Chosen with benchmarks/tune_fusion.py --rerank (benchmarks/README.md, "Retrieval quality").
 DEPTH = 30
-WEIGHT = 0.5
+WEIGHT = 0.8
 
 _VECTORS = graph.VectorCache(size=8192)
 
