@@ -69,7 +69,7 @@ MSMARCO_HYBRID = 0.8005
 def test_msmarco_hybrid_ndcg_does_not_regress(tmp_path):
     """The default configuration (what `ragbag add` + `ragbag build` give) on the whole
     msmarco-5k set, through the real pipeline: a chunker, model, tokeniser or fusion change that
-    costs more than 0.01 nDCG@10 fails here. (~2.5 min: 5,000 passages embedded.)"""
+    costs more than 0.01 nDCG@10 fails here. (~3 min: 5,000 passages embedded.)"""
     data = EVAL_DATA / "msmarco-5k"
     if not (data / "corpus.jsonl").exists():
         pytest.skip(f"{data} is missing (set RAGBAG_EVAL_DIR to the shared eval folder)")
