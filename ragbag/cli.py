@@ -253,8 +253,8 @@ def eval_cmd(
     for m in modes:
         if m not in query.MODES:
             raise RagbagError(f"unknown mode {m!r}; use keyword, vector, hybrid or all")
-    extra = {"rerank": _rerank_depth(rerank, rerank_depth)} if rerank else {}
-    result = evaluate.evaluate(dataset, modes, home=home, model=model or Home().model, max_queries=max_queries, **extra)
+    result = evaluate.evaluate(dataset, modes, home=home, model=model or Home().model, max_queries=max_queries,
+                               rerank=_rerank_depth(rerank, rerank_depth))
     if as_json:
         print(json.dumps(result, indent=2))
         return

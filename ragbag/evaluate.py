@@ -113,13 +113,19 @@ def run(ds: Dataset, home: Home, ids: dict[str, str], mode: str, depth: int = 10
     out: dict[str, dict[str, float]] = {}
     for qid, text in ds.queries.items():
         hits = query.search(text, k=depth, mode=mode, home=home, sources=["eval"], **search_kw)
-        ranked: dict[str, float] = {}
-        for uri in hits["uri"]:
-            doc = ids.get(Path(uri).stem)
-            if doc is not None and doc not in ranked:
-                ranked[doc] = float(depth - len(ranked))  # rank-derived score: ties impossible
-        out[qid] = ranked
+        out[qid] = rank_documents([Path(uri).stem for uri in hits["uri"]], ids, depth)
     return out
+
+
+def rank_documents(stems: list[str], ids: dict[str, str], depth: int) -> dict[str, float]:
+    """Ranked chunks (file stems, best first) → documents, each scored by its best chunk's rank
+    (a rank-derived score: ties impossible)."""
+    ranked: dict[str, float] = {}
+    for stem in stems:
+        doc = ids.get(stem)
+        if doc is not None and doc not in ranked:
+            ranked[doc] = float(depth - len(ranked))
+    return ranked
 
 
 def score(ds: Dataset, ranking: dict[str, dict[str, float]]) -> dict[str, float]:
