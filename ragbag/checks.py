@@ -77,16 +77,21 @@ def graph_matches_chunks(store: Store, home: Home, source: Source) -> Check:
     keys = store.rows("chunks", source.name, ["chunk_id", "content_hash"]).to_pydict()
     pairs = {(c, h) for c, h in zip(keys["chunk_id"], keys["content_hash"])}
     nodes = {tuple(p) for p in meta.get("pairs", [])}
-    dangling = -1
+    dangling = size = -1
+    expected = len(pairs)
     if meta:
         base = home.index_dir(source.connector, source.name) / "graph"
         g, _ = graph.load(base, meta["model"], int(meta["dim"]))
         dangling = graph.dangling(g)
-    ok = bool(meta) and nodes == pairs and meta.get("model") == home.model and dangling == 0
+        if isinstance(g, graph.Compact):  # one node per distinct text
+            size, expected = g.n, len({h for _, h in pairs})
+        else:
+            size = g.ntotal
+    ok = bool(meta) and nodes == pairs and meta.get("model") == home.model and dangling == 0 and size == expected
     return Check("graph_matches_chunks", ok,
                  f"{len(pairs - nodes)} chunks not in the graph, {len(nodes - pairs)} graph nodes without a chunk, "
-                 f"{dangling} neighbour ids out of range",
-                 {"nodes": len(nodes), "chunks": len(pairs), "dangling": dangling,
+                 f"{dangling} neighbour ids out of range, {size} graph nodes for {expected} expected",
+                 {"nodes": len(nodes), "chunks": len(pairs), "dangling": dangling, "graph_nodes": size,
                   "model": str(meta.get("model")), "profile": str(meta.get("profile"))})
 
 

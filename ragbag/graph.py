@@ -15,6 +15,12 @@ best, so hubs serve as the upper layer.
 
 On disk the graph is CSR (neighbour ids sorted per node, delta-coded, zlib-compressed) with
 PQ codes packed at their bit width and float16 centroids: a few tens of bytes per chunk.
+
+A node is one distinct embedded text, not one chunk: mail and chats repeat themselves (quoted
+replies, forwards, signatures), identical texts have identical vectors, and a graph over the
+copies spends bytes and search width on ties. Rows that share a content hash share a node; node
+k is the k-th distinct hash in row order, so the mapping is derived from the published chunks
+and costs no bytes (``attach_rows``).
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ import numpy as np
 from ragbag.errors import RagbagError
 
 PROFILES = ("fast", "compact")
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"  # 2: nodes are distinct texts (see row_nodes)
 META = "graph.json"
 _COMPACT_FILE = "graph.bin"
 _FAST_FILE = "hnsw.faiss"
@@ -49,14 +55,14 @@ class Params:
     hub_fraction: float = 0.02
     hub_degree: int = 32  # M: neighbours a hub keeps
     degree: int = 8  # m: neighbours every other node keeps
-    # Product quantisation; 0 = by size. Below 20,000 chunks 48 sub-quantisers of 4 bits (24 bytes
-    # a chunk; a 256-entry codebook would cost more than the codes there), from 20,000 up 32 of
-    # 8 bits (32 bytes). Measured on msmarco-5k with the source's own chunks as queries,
-    # recall@10 at 64 recomputed: 32x4 0.84, 48x4 0.92, 64x4 0.96, 32x8 0.975.
+    # Product quantisation; 0 = by size. Below 20,000 nodes 96 sub-quantisers of 2 bits (24 bytes
+    # a node; a 256-entry codebook would cost more than the codes there), from 20,000 up 32 of
+    # 8 bits (32 bytes). Share of the true top 10 among the 64 best by code score, msmarco-5k,
+    # own passages as queries: 48x4 0.943, 96x2 0.973, 32x8 0.987 (benchmarks/README.md).
     pq_m: int = 0
     pq_bits: int = 0
-    ef_search: int = 128  # search width
-    recompute: int = 64  # exact embeddings recomputed per query
+    ef_search: int = 512  # search width: below 512, short mail queries lose recall in the walk
+    recompute: int = 128  # exact embeddings recomputed per query
     seeds: int = 4  # hubs a search starts from
 
 
@@ -71,6 +77,10 @@ class Compact:
     centroids: np.ndarray  # float32 (pq_m, ksub, dsub)
     bits: int
     meta: dict = field(default_factory=dict)
+    # Rows (chunks) per node when several rows share a node (``attach_rows``); None = one each.
+    node_of_row: np.ndarray | None = None
+    row_offsets: np.ndarray | None = None  # CSR: rows of node k are row_ids[row_offsets[k]:…[k+1]]
+    row_ids: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -81,6 +91,48 @@ class Compact:
 
     def lists(self) -> list[np.ndarray]:
         return [self.row(i) for i in range(self.n)]
+
+
+# ---------------------------------------------------------------- rows and nodes
+
+
+def row_nodes(keys: list[str]) -> np.ndarray:
+    """The node of each row: node k is the k-th distinct key (content hash) in row order."""
+    first: dict[str, int] = {}
+    return np.fromiter((first.setdefault(key, len(first)) for key in keys), np.int64, len(keys))
+
+
+def first_rows(node_of_row: np.ndarray) -> np.ndarray:
+    """The first row of each node: the row whose text stands for the node when it is embedded."""
+    n = int(node_of_row.max()) + 1 if len(node_of_row) else 0
+    rep = np.full(n, len(node_of_row), np.int64)
+    np.minimum.at(rep, node_of_row, np.arange(len(node_of_row)))
+    return rep
+
+
+def attach_rows(g: Compact, keys: list[str]) -> Compact:
+    """Let ``g`` (over distinct texts) answer in rows: ``keys`` are the rows' content hashes."""
+    node_of_row = row_nodes(keys)
+    if len(keys) and int(node_of_row.max()) + 1 != g.n:
+        raise RagbagError(f"graph index has {g.n} nodes but the chunks hold {int(node_of_row.max()) + 1} "
+                          "distinct texts: rebuild the source")
+    order = np.argsort(node_of_row, kind="stable")
+    counts = np.bincount(node_of_row, minlength=g.n)
+    offsets = np.zeros(g.n + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    g.node_of_row, g.row_offsets, g.row_ids = node_of_row, offsets, order
+    return g
+
+
+def permute(g: Compact, order: np.ndarray) -> Compact:
+    """The same graph with node ``order[i]`` renumbered i."""
+    order = np.asarray(order, np.int64)
+    new_id = np.empty(g.n, np.int64)
+    new_id[order] = np.arange(g.n)
+    lists = [np.sort(new_id[g.row(int(v))]).astype(np.int32) for v in order]
+    offsets, neighbors = to_csr(lists)
+    return Compact(offsets, neighbors, np.sort(new_id[g.hubs]).astype(np.int32), g.codes[order], g.centroids,
+                   g.bits, dict(g.meta))
 
 
 # ---------------------------------------------------------------- build
@@ -207,8 +259,9 @@ def train_pq(vectors: np.ndarray, params: Params) -> tuple[np.ndarray, np.ndarra
     import faiss
 
     n, d = vectors.shape
-    bits = params.pq_bits or (8 if n >= 20_000 else 4)
-    m = params.pq_m or max(k for k in range(1, (32 if bits == 8 else 48) + 1) if d % k == 0)
+    bits = params.pq_bits or (8 if n >= 20_000 else 2)
+    code_bytes = 32 if bits == 8 else 24
+    m = params.pq_m or max(k for k in range(1, code_bytes * 8 // bits + 1) if d % k == 0)
     bits = min(bits, max(1, int(math.log2(max(2, n)))))  # never more centroids than points
     if d % m:
         raise RagbagError(f"pq_m={m} must divide the embedding dimension {d}")
@@ -242,7 +295,7 @@ def build_compact(vectors: np.ndarray, params: Params = Params()) -> Compact:
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     if len(vectors) == 0:
         d = vectors.shape[1] if vectors.ndim == 2 else 0
-        m = params.pq_m or 48
+        m = params.pq_m or 96
         return Compact(np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32),
                        np.zeros((0, m), np.uint8), np.zeros((m, 1, max(1, d // m)), np.float32), 1)
     cand = proximity_candidates(vectors, params)
@@ -316,7 +369,7 @@ def update_compact(g: Compact, keep: np.ndarray, new_vectors: np.ndarray, params
     for vec in new_vectors:
         v = len(lists)
         if v:  # nodes not inserted yet have no in-edges, so the search cannot reach them
-            ids, _ = search_codes(work, vec, params.ef_search, params.seeds, lists=lists)
+            ids, _ = search_codes(work, vec, params.ef_construction, params.seeds, lists=lists)  # as HNSW inserts
             chosen = select_neighbors(vec, ids, approx, params.degree)
         else:
             chosen = np.zeros(0, np.int64)
@@ -403,6 +456,8 @@ def search_compact(g: Compact, query: np.ndarray, k: int, vectors_of: Callable[[
     ``vectors_of`` (the embedding model, through a cache). When a filter leaves fewer rows than
     the recompute budget, those rows are scored exactly without a traversal.
     """
+    if g.node_of_row is not None:
+        return _search_rows(g, query, k, vectors_of, params, mask, ef, recompute)
     ef = max(ef or params.ef_search, k)
     budget = max(recompute or params.recompute, k)
     if mask is not None and int(mask.sum()) <= budget:
@@ -416,6 +471,31 @@ def search_compact(g: Compact, query: np.ndarray, k: int, vectors_of: Callable[[
     ids = np.concatenate([head[order], tail])
     scores = np.concatenate([exact[order], approx[budget:] if len(approx) > budget else np.zeros(len(tail))])
     return ids[: max(k, 0)], scores[: max(k, 0)].astype(np.float32)
+
+
+def _search_rows(g: Compact, query: np.ndarray, k: int, vectors_of: Callable[[np.ndarray], np.ndarray],
+                 params: Params, mask: np.ndarray | None, ef: int | None, recompute: int | None,
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``search_compact`` in rows for a graph whose nodes stand for several rows: a node passes
+    the filter when one of its rows does, is recomputed through its first row, and comes back
+    as every passing row it stands for, with the node's score."""
+    assert g.node_of_row is not None and g.row_offsets is not None and g.row_ids is not None
+    nodes_view = Compact(g.offsets, g.neighbors, g.hubs, g.codes, g.centroids, g.bits, g.meta)
+    node_mask = None
+    if mask is not None:
+        node_mask = np.zeros(g.n, bool)
+        node_mask[g.node_of_row[mask]] = True
+    rep = g.row_ids[g.row_offsets[:-1]]  # rows are listed in row order, so the first is the smallest
+    nodes, scores = search_compact(nodes_view, query, k, lambda ids: vectors_of(rep[ids]), params,
+                                   node_mask, ef, recompute)
+    rows: list[int] = []
+    out: list[float] = []
+    for v, sc in zip(nodes.tolist(), scores.tolist()):
+        for r in g.row_ids[g.row_offsets[v] : g.row_offsets[v + 1]].tolist():
+            if mask is None or mask[r]:
+                rows.append(r)
+                out.append(sc)
+    return np.array(rows[: max(k, 0)], np.int64), np.array(out[: max(k, 0)], np.float32)
 
 
 class VectorCache:

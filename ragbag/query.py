@@ -276,6 +276,7 @@ def load(home: Home, connector: str, source: str) -> Snapshot | None:
     rows = store.published_rows("chunks", source, versions["chunks"], fields).to_pandas()
     rows = rows.set_index("chunk_id").loc[ids].reset_index() if ids else rows
     if compact:
+        graph.attach_rows(g, rows["content_hash"].tolist())  # rows with one text share a node
         vectors = np.zeros((0, manifest["dim"]), np.float32)
     else:
         emb = store.published_rows("embeddings", source, versions["embeddings"], ["chunk_id", "vector"])

@@ -209,7 +209,7 @@ def embed(store: Store, source: Source, model: str, batch_size: int = 128,
 
 
 _STAGED_GRAPH = "graph"
-_NODES = "nodes.json"  # (chunk id, content hash) of each graph node, in node order
+_NODES = "nodes.json"  # (chunk id, content hash) of each index row, in order (compact: node = distinct hash)
 # A compact graph is edited in place until this share of its nodes has changed since its last
 # full build; then it is rebuilt from freshly computed vectors (see docs/graph.md).
 GRAPH_REBUILD_CHURN = 0.25
@@ -314,7 +314,7 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
     progress.report("graph", source.name, 0, 1)
     previous = None
     if staged and staged["profile"] == profile and staged["model"] == model \
-            and staged["params"] == graph.params_dict(params):
+            and staged["params"] == graph.params_dict(params) and staged.get("format") == graph.FORMAT_VERSION:
         previous = graph.load(base / _STAGED_GRAPH, model, spec.dim)[0]
     old_pairs = [tuple(p) for p in staged["pairs"]] if previous is not None else []
     live_set = set(live)
@@ -327,10 +327,9 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
                             "fingerprint": fingerprint}
     if profile == "compact" and previous is not None \
             and churn <= GRAPH_REBUILD_CHURN * max(1, staged.get("full_build_n", 0)):
-        vectors = _all_vectors(store, source, model, new, stored)
-        g = graph.update_compact(previous, keep, vectors, params)
         order = [old_pairs[i] for i in keep] + new
-        found = graph.findability(g, np.arange(len(keep), g.n), vectors, params)
+        g, fresh, vectors = _update_compact_nodes(store, source, model, previous, old_pairs, order, stored, params)
+        found = graph.findability(g, fresh, vectors, params)
         meta.update(mode="updated", churn=churn, full_build_n=staged["full_build_n"],
                     recall_at_10=staged["recall_at_10"], recall_queries=staged["recall_queries"],
                     inserted=len(new), deleted=deleted, inserted_found=found)
@@ -347,16 +346,20 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
                     recall_queries=queries, inserted=len(new), deleted=0)
     else:
         order = live
-        vectors = _all_vectors(store, source, model, order, stored)
-        if profile == "compact":
+        if profile == "compact":  # one node per distinct text (graph.row_nodes)
+            reps = graph.first_rows(graph.row_nodes([h for _, h in order]))
+            vectors = _all_vectors(store, source, model, [order[r] for r in reps], stored)
             g = graph.build_compact(vectors, params)
         else:
+            vectors = _all_vectors(store, source, model, order, stored)
             g = graph.build_fast(vectors, params)
+        # Compact: over distinct texts, so a returned copy of a true neighbour is never a miss.
         recall, queries = graph.self_recall(g, vectors, params, _RECALL_QUERIES)
         meta.update(mode="built", churn=0, full_build_n=len(order), recall_at_10=recall,
                     recall_queries=queries, inserted=len(order), deleted=len(old_pairs))
     meta["seconds"] = round(time.perf_counter() - started, 3)
     meta["nodes"] = len(order)
+    meta["graph_nodes"] = g.n if profile == "compact" else len(order)
     tmp = base / ".graph.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     graph.save(tmp, profile, g, meta)
@@ -377,6 +380,30 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
     return {**_graph_report({**meta, "profile": profile}), "unchanged": False, "vectors_dropped": dropped,
             "vectors_held": len(waiting),
             "raw_text_bytes": sum(len(t.encode()) for t in store.rows("chunks", source.name, ["text"]).column("text").to_pylist())}
+
+
+def _update_compact_nodes(store: Store, source: Source, model: str, previous: graph.Compact,
+                          old_pairs: list[tuple[str, str]], order: list[tuple[str, str]],
+                          stored: dict[tuple[str, str], Any], params: graph.Params,
+                          ) -> tuple[graph.Compact, np.ndarray, np.ndarray]:
+    """Edit a compact graph in place for the rows in ``order``: nodes are distinct texts, so a
+    text that is still there (under any chunk id) keeps its node and only texts never seen are
+    embedded and inserted. Returns the graph in ``order``'s node numbering, the inserted nodes
+    and their vectors."""
+    old_keys = list(dict.fromkeys(h for _, h in old_pairs))  # node k of the previous graph
+    keys = list(dict.fromkeys(h for _, h in order))  # node k of the new one
+    old_node = {h: k for k, h in enumerate(old_keys)}
+    kept = [h for h in keys if h in old_node]
+    fresh = [h for h in keys if h not in old_node]
+    first = {}
+    for p in order:
+        first.setdefault(p[1], p)
+    vectors = _all_vectors(store, source, model, [first[h] for h in fresh], stored)
+    g = graph.update_compact(previous, np.array([old_node[h] for h in kept], np.int64), vectors, params)
+    at = {h: i for i, h in enumerate(kept + fresh)}  # update_compact's numbering
+    g = graph.permute(g, np.array([at[h] for h in keys], np.int64))
+    final = {h: i for i, h in enumerate(keys)}
+    return g, np.array([final[h] for h in fresh], np.int64), vectors
 
 
 def _graph_report(meta: dict[str, Any]) -> dict[str, Any]:

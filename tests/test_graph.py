@@ -58,7 +58,7 @@ def test_pruning_keeps_hub_degrees_and_bounds_the_rest():
 
 
 def test_csr_files_round_trip(tmp_path):
-    for bits in (4, 8):
+    for bits in (2, 4, 8):
         x = clustered(600, seed=bits)
         g = graph.build_compact(x, graph.Params(**{**SMALL.__dict__, "pq_bits": bits}))
         graph.save(tmp_path / str(bits), "compact", g, {"model": "m", "dim": 32})
@@ -105,6 +105,65 @@ def test_in_place_insert_and_delete_keep_recall():
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     assert recall(g2, now, queries) >= 0.90
     assert graph.findability(g2, np.arange(len(keep), g2.n), new, SMALL) >= 0.95
+
+
+def test_rows_with_one_text_share_a_node_and_all_come_back():
+    distinct = clustered(900, seed=4)
+    rng = np.random.default_rng(5)
+    copies = rng.integers(0, 900, 500)  # mail quotes itself: 500 rows repeat an earlier text
+    rows = np.concatenate([np.arange(900), copies])
+    rng.shuffle(rows)
+    x = distinct[rows]
+    keys = [f"h{r}" for r in rows]
+    node_of_row = graph.row_nodes(keys)
+    reps = graph.first_rows(node_of_row)
+    assert len(reps) == 900 and all(keys[r] == keys[reps[node_of_row[r]]] for r in range(len(rows)))
+    assert all(node_of_row[r] <= node_of_row[:r].max(initial=-1) + 1 for r in range(len(rows)))  # first-seen order
+    g = graph.attach_rows(graph.build_compact(x[reps], SMALL), keys)
+    asked: list[int] = []
+
+    def vectors_of(ids):
+        asked.extend(ids.tolist())
+        return x[ids]
+
+    # A text held by three rows: the query finds all three, with one score, embedded once.
+    triple = next(v for v in range(900) if (node_of_row == v).sum() >= 3)
+    held = np.flatnonzero(node_of_row == triple)
+    got, scores = graph.search_compact(g, x[held[0]], len(held), vectors_of, SMALL)
+    assert sorted(got.tolist()) == sorted(held.tolist()) and np.allclose(scores, scores[0])
+    assert len(asked) == len(set(asked)) and set(asked) <= set(reps.tolist())
+    # A filter on rows: a node passes through any allowed row, and only allowed rows return.
+    mask = np.ones(len(rows), bool)
+    mask[held[1:]] = False
+    got, _ = graph.search_compact(g, x[held[0]], 5, vectors_of, SMALL, mask=mask)
+    assert got[0] == held[0] and not set(got.tolist()) & set(held[1:].tolist()) and mask[got].all()
+    # Tie-aware recall over rows against brute force.
+    queries = x[rng.choice(len(x), 50, replace=False)] + 0.2 * rng.normal(size=(50, 32)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    hits = 0
+    for q in queries:
+        s = x @ q
+        kth = np.sort(s)[-10]
+        got, _ = graph.search_compact(g, q, 10, lambda ids: x[ids], SMALL)
+        hits += int((s[got] >= kth - 1e-6).sum())
+    assert hits / (10 * len(queries)) >= 0.9
+    with pytest.raises(RagbagError, match="distinct texts"):
+        graph.attach_rows(graph.build_compact(x[reps[:800]], SMALL), keys)
+
+
+def test_renumbering_nodes_keeps_the_graph():
+    x = clustered(500, seed=6)
+    g = graph.build_compact(x, SMALL)
+    order = np.random.default_rng(1).permutation(500)
+    p = graph.permute(g, order)
+    assert np.array_equal(p.codes, g.codes[order]) and graph.dangling(p) == 0
+    assert sorted(order[p.hubs].tolist()) == sorted(g.hubs.tolist())
+    for i in (0, 17, 499):
+        assert sorted(order[p.row(i)].tolist()) == sorted(g.row(int(order[i])).tolist())
+    q = x[3]
+    a, _ = graph.search_compact(g, q, 10, lambda ids: x[ids], SMALL)
+    b, _ = graph.search_compact(p, q, 10, lambda ids: x[order[ids]], SMALL)
+    assert order[b].tolist() == a.tolist()
 
 
 def test_a_graph_from_another_model_is_refused(tmp_path):
@@ -157,19 +216,26 @@ def test_compact_profile_drops_vectors_and_searches_by_recomputing(home, instanc
         assert [os.path.basename(u) for u in hits["uri"]] == [os.path.basename(u) for u in exact["uri"]]
         assert np.allclose(hits["vector_score"], exact["vector_score"], atol=1e-5)
 
-    # A new file and a deletion: the compact graph is updated in place, not rebuilt,
-    # the new vectors are dropped too, and search sees the change.
+    # A new file, a copy of an old one and a deletion: the compact graph is updated in place,
+    # not rebuilt; the copy shares its original's node (one node per distinct text) and comes
+    # back beside it; the new vectors are dropped too, and search sees the change.
     (docs / "note5.md").unlink()
-    write(docs, {"note6.md": "# Note 6\n\nThe dentist appointment is on Monday at nine in the morning."})
+    write(docs, {"note6.md": "# Note 6\n\nThe dentist appointment is on Monday at nine in the morning.",
+                 "again/note0.md": DOCS["note0.md"]})
     again = materialize_source(home, instance, "notes")
-    assert again["graph"]["mode"] == "updated" and again["graph"]["inserted"] == 1
-    assert again["graph"]["deleted"] == 1 and again["graph"]["vectors_held"] == 1
-    assert store.rows("embeddings", "notes", ["vector"]).column("vector").null_count == 12
+    assert again["graph"]["mode"] == "updated" and again["graph"]["inserted"] == 2
+    assert again["graph"]["deleted"] == 1 and again["graph"]["nodes"] == 13
+    assert again["graph"]["graph_nodes"] == 12 and again["graph"]["inserted_found"] == 1.0
+    assert store.rows("embeddings", "notes", ["vector"]).column("vector").null_count == 13
+    both = query.search("how do I fix a dripping tap", home=home, sources=["notes"], mode="vector", k=2,
+                        collapse=False)
+    assert sorted(os.path.relpath(u, docs) for u in both["uri"]) == ["again/note0.md", "note0.md"]
+    assert both["vector_score"].iloc[0] == pytest.approx(both["vector_score"].iloc[1], abs=1e-6)
     hits = query.search("when is my dentist visit", home=home, sources=["notes"], mode="vector", k=1)
     assert os.path.basename(hits.iloc[0]["uri"]) == "note6.md"
     assert "note5.md" not in {os.path.basename(u) for u in query.search("budget review", home=home,
                                                                           sources=["notes"], k=12)["uri"]}
-    assert staged_graph(home, home.source("notes"))["churn"] == 2
+    assert staged_graph(home, home.source("notes"))["churn"] == 3  # rows inserted + deleted
     # The CLI passes the search width and recompute budget through; list shows the profile.
     (hit,) = cli_json("search", "when is my dentist visit", "--source", "notes", "--mode", "vector",
                       "--width", "16", "--recompute", "8", "-k", "1")
