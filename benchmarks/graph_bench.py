@@ -58,11 +58,17 @@ def main() -> None:
     args = parse_args()
     out_path = ROOT / "benchmarks" / "results" / "graph.json"
     results = json.loads(out_path.read_text()) if out_path.exists() else {}
+    if args.tables:
+        for name in args.corpus:
+            print(table(name, results[name]) + "\n")
+        return
     for name in args.corpus:
         print(f"== {name}", flush=True)
         corpus = LOADERS[name](args)
         with meter() as m:  # how busy the machine was: a crowded two-core box slows every row
             res = bench_corpus(name, corpus, args)
+            results[name] = res  # kept if the LEANN side fails
+            out_path.write_text(json.dumps(results, indent=1))
             if name == "msmarco" and args.leann_python:
                 res["leann"] = leann_msmarco(corpus, args)
             elif name == "enron" and args.leann_python:
@@ -79,6 +85,7 @@ def parse_args() -> argparse.Namespace:
                    choices=sorted(LOADERS))
     p.add_argument("--leann-python", default="", help="python of a venv with leann==0.3.8 (msmarco, enron)")
     p.add_argument("--queries", type=int, default=20, help="queries timed per setting")
+    p.add_argument("--tables", action="store_true", help="print the tables of the saved results; run nothing")
     p.add_argument("--leann-queries", type=int, default=8, help="LEANN re-embeds per query: ~30 s each here")
     return p.parse_args()
 
@@ -371,8 +378,8 @@ def tie_recall(ids: np.ndarray, scores: np.ndarray, k: int) -> float:
 def table(name: str, r: dict) -> str:
     raw = r["raw_text_bytes"]
     lines = [f"### {name}: {r['chunks']:,} chunks, raw text {raw / 2**20:.2f} MiB",
-             "| method | setting | index bytes | % of raw | build s | recall@3 | recall@10 | p50 ms | p95 ms |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| method | setting | index bytes | % of raw | build s | recall@3 | recall@10 | p50 ms | p95 ms | walk p50 ms |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for method in ("exact", "fast", "compact", "leann"):
         m = r.get(method)
         if not m:
@@ -381,7 +388,8 @@ def table(name: str, r: dict) -> str:
         for run in m["runs"]:
             setting = ", ".join(f"{k} {run[k]}" for k in ("ef", "recompute") if k in run)
             lines.append(f"| {method} | {setting} | {size:,} | {100 * size / raw:.1f} % | {m['build_s']} | "
-                         f"{run['recall@3']} | {run['recall@10']} | {run['p50_ms']} | {run['p95_ms']} |")
+                         f"{run['recall@3']} | {run['recall@10']} | {run['p50_ms']:,} | {run['p95_ms']:,} | "
+                         f"{run.get('traversal_p50_ms', '')} |")
     return "\n".join(lines)
 
 

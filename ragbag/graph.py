@@ -617,7 +617,8 @@ def profile_of(directory: Path) -> str:
 def load(directory: Path, model: str, dim: int):
     """The graph in ``directory`` and its meta; refuses one built for another model or dimension."""
     meta = json.loads((directory / META).read_text())
-    if meta.get("format") != FORMAT_VERSION:
+    # Format 2 changed what a compact node is; a fast index of format 1 is the same file.
+    if meta.get("format") != FORMAT_VERSION and not (meta.get("profile") == "fast" and meta.get("format") == "1"):
         raise RagbagError(f"graph index {directory} has format {meta.get('format')}; rebuild the source")
     if meta.get("model") != model or int(meta.get("dim", -1)) != dim:
         raise RagbagError(
