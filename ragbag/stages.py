@@ -390,14 +390,13 @@ def _update_compact_nodes(store: Store, source: Source, model: str, previous: gr
     text that is still there (under any chunk id) keeps its node and only texts never seen are
     embedded and inserted. Returns the graph in ``order``'s node numbering, the inserted nodes
     and their vectors."""
-    old_keys = list(dict.fromkeys(h for _, h in old_pairs))  # node k of the previous graph
-    keys = list(dict.fromkeys(h for _, h in order))  # node k of the new one
+    old_keys = [old_pairs[r][1] for r in graph.first_rows(graph.row_nodes([h for _, h in old_pairs]))]
+    reps = graph.first_rows(graph.row_nodes([h for _, h in order]))
+    keys = [order[r][1] for r in reps]  # node k of the new graph
+    first = {order[r][1]: order[r] for r in reps}
     old_node = {h: k for k, h in enumerate(old_keys)}
     kept = [h for h in keys if h in old_node]
     fresh = [h for h in keys if h not in old_node]
-    first = {}
-    for p in order:
-        first.setdefault(p[1], p)
     vectors = _all_vectors(store, source, model, [first[h] for h in fresh], stored)
     g = graph.update_compact(previous, np.array([old_node[h] for h in kept], np.int64), vectors, params)
     at = {h: i for i, h in enumerate(kept + fresh)}  # update_compact's numbering
