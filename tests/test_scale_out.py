@@ -157,7 +157,7 @@ def _step_spans(instance, run_id: str) -> dict[str, tuple[float, float, int]]:
     return spans
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=60)
 def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
     """One connector's two partitions, launched at once as two runs of `build_files` through
     `pipelines.dask_definitions` (the same assets with `dask_executor`) against one local Dask
@@ -174,8 +174,11 @@ def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
 
     instance = dg.DagsterInstance.from_config(str(home.dagster_home))
     # Workers are started from this process: they inherit RAGBAG_HOME / DAGSTER_HOME (the fixture's).
+    # One thread per worker, and one for its BLAS/OpenMP too: two spinning thread pools per
+    # worker beside another test's on two cores made this test take 343 s instead of 40.
+    single = {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address=":0", env=single) as cluster, distributed.Client(cluster) as client:
         worker_pids = set(client.run(os.getpid).values())
         assert len(worker_pids) == 2
         run_config = tmp_path / "dask.yaml"
