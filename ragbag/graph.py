@@ -81,6 +81,7 @@ class Compact:
     node_of_row: np.ndarray | None = None
     row_offsets: np.ndarray | None = None  # CSR: rows of node k are row_ids[row_offsets[k]:…[k+1]]
     row_ids: np.ndarray | None = None
+    first_row: np.ndarray | None = None  # the row whose text is embedded for node k
 
     @property
     def n(self) -> int:
@@ -121,6 +122,7 @@ def attach_rows(g: Compact, keys: list[str]) -> Compact:
     offsets = np.zeros(g.n + 1, np.int64)
     np.cumsum(counts, out=offsets[1:])
     g.node_of_row, g.row_offsets, g.row_ids = node_of_row, offsets, order
+    g.first_row = first_rows(node_of_row)
     return g
 
 
@@ -479,14 +481,15 @@ def _search_rows(g: Compact, query: np.ndarray, k: int, vectors_of: Callable[[np
     """``search_compact`` in rows for a graph whose nodes stand for several rows: a node passes
     the filter when one of its rows does, is recomputed through its first row, and comes back
     as every passing row it stands for, with the node's score."""
-    assert g.node_of_row is not None and g.row_offsets is not None and g.row_ids is not None
+    assert g.node_of_row is not None and g.row_offsets is not None and g.row_ids is not None \
+        and g.first_row is not None
     nodes_view = Compact(g.offsets, g.neighbors, g.hubs, g.codes, g.centroids, g.bits, g.meta)
     node_mask = None
     if mask is not None:
         node_mask = np.zeros(g.n, bool)
         node_mask[g.node_of_row[mask]] = True
-    rep = g.row_ids[g.row_offsets[:-1]]  # rows are listed in row order, so the first is the smallest
-    nodes, scores = search_compact(nodes_view, query, k, lambda ids: vectors_of(rep[ids]), params,
+    first = g.first_row
+    nodes, scores = search_compact(nodes_view, query, k, lambda ids: vectors_of(first[ids]), params,
                                    node_mask, ef, recompute)
     rows: list[int] = []
     out: list[float] = []
