@@ -317,24 +317,30 @@ def leann_msmarco(c: dict, args) -> dict:
                     "--cold", "0", "--sample", str(len(queries)), "--modes", "vector"], check=True)
     side = json.loads(out.read_text())
     pos = {d: i for i, d in enumerate(c["ids"])}
-    x = c["vectors"]
-    r3 = r10 = 0.0
+    ranked = {}
     for q in queries:
-        s = x @ embedding.encode_query(q["text"], MODEL)
         got: list[int] = []
         for stem, _ in side["warm"]["vector"]["ranked"][q["id"]]:
             if stem in pos and pos[stem] not in got:
                 got.append(pos[stem])
-        r3 += tie_recall(np.array(got, np.int64), s, 3)
-        r10 += tie_recall(np.array(got, np.int64), s, 10)
-    # The vector index proper: the graph file and its id map. Not its passages (the text), its
-    # FTS5 keyword index (ragbag's BM25 is counted apart too) or its file-sync state.
+        ranked[q["id"]] = got
+    return {**leann_row(c, queries, ranked, side, side["warm"]["vector"]), "bytes_total": side["bytes"]["apparent"]}
+
+
+def leann_row(c: dict, queries: list[dict], ranked: dict[str, list[int]], side: dict, warm: dict) -> dict:
+    """LEANN's line of a table: tie-aware recall of its ranked rows, its warm latency, and the
+    vector index proper — the graph file and its id map; not its passages (the text), its FTS5
+    keyword index (ragbag's BM25 is counted apart too) or its file-sync state."""
+    r3 = r10 = 0.0
+    for q in queries:
+        s = c["vectors"] @ embedding.encode_query(q["text"], MODEL)
+        got = np.array(ranked[q["id"]], np.int64)
+        r3 += tie_recall(got, s, 3)
+        r10 += tie_recall(got, s, 10)
     index_bytes = sum(v for k, v in side["files"].items() if k.endswith(".index") or k.endswith(".ids.txt"))
-    w = side["warm"]["vector"]
-    return {"build_s": side["build"]["wall_s"], "bytes_total": side["bytes"]["apparent"], "files": side["files"],
-            "index_bytes": index_bytes, "runs": [{"recall@3": round(r3 / len(queries), 3),
-                                                  "recall@10": round(r10 / len(queries), 3),
-                                                  "p50_ms": w["p50_ms"], "p95_ms": w["p95_ms"]}],
+    return {"build_s": side["build"]["wall_s"], "files": side["files"], "index_bytes": index_bytes,
+            "runs": [{"recall@3": round(r3 / len(queries), 3), "recall@10": round(r10 / len(queries), 3),
+                      "p50_ms": warm["p50_ms"], "p95_ms": warm["p95_ms"]}],
             "queries": len(queries), "version": side.get("leann_version")}
 
 
@@ -350,20 +356,8 @@ def leann_from_vectors(name: str, c: dict, args) -> dict:
                     "--work", str(WORK / f"leann-graph-{name}"), "--queries", str(qfile),
                     "--sample", str(args.leann_queries), "--out", str(out)], check=True)
     side = json.loads(out.read_text())
-    x = c["vectors"]
-    r3 = r10 = 0.0
-    for q in c["queries"][: args.leann_queries]:
-        s = x @ embedding.encode_query(q["text"], MODEL)
-        got = np.array(side["warm"]["ranked"][q["id"]], np.int64)
-        r3 += tie_recall(got, s, 3)
-        r10 += tie_recall(got, s, 10)
-    n = len(side["warm"]["ranked"])
-    index_bytes = sum(v for k, v in side["files"].items() if k.endswith(".index") or k.endswith(".ids.txt"))
-    w = side["warm"]
-    return {"build_s": side["build"]["wall_s"], "files": side["files"], "index_bytes": index_bytes,
-            "runs": [{"recall@3": round(r3 / n, 3), "recall@10": round(r10 / n, 3),
-                      "p50_ms": w["p50_ms"], "p95_ms": w["p95_ms"]}],
-            "queries": n, "version": side.get("leann_version"), "built_from": "stored vectors"}
+    queries = c["queries"][: args.leann_queries]
+    return {**leann_row(c, queries, side["warm"]["ranked"], side, side["warm"]), "built_from": "stored vectors"}
 
 
 def tie_recall(ids: np.ndarray, scores: np.ndarray, k: int) -> float:
