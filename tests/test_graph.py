@@ -226,6 +226,7 @@ def test_compact_profile_drops_vectors_and_searches_by_recomputing(home, instanc
     assert again["graph"]["mode"] == "updated" and again["graph"]["inserted"] == 2
     assert again["graph"]["deleted"] == 1 and again["graph"]["nodes"] == 13
     assert again["graph"]["graph_nodes"] == 12 and again["graph"]["inserted_found"] == 1.0
+    assert again["graph"]["vectors_held"] == 2, again["graph"]  # both new chunks were embedded; one text is new
     assert store.rows("embeddings", "notes", ["vector"]).column("vector").null_count == 13
     both = query.search("how do I fix a dripping tap", home=home, sources=["notes"], mode="vector", k=2,
                         collapse=False)
