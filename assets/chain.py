@@ -136,7 +136,8 @@ def connector_chain(
              "Token-bounded chunks; only changed documents are re-chunked."),
         make("embeddings", "chunks",
              lambda st, h, s: stages.embed(st, s, h.model, pending=stages.pending_path(h, s),
-                                           restore=stages.was_compact(h, s)),
+                                           restore=stages.was_compact(h, s),
+                                           in_graph=stages.graph_hashes(h, s, h.model)),
              "Chunk vectors; only new content is embedded (cache keyed by model + hash)."),
         make("graph", "embeddings", lambda st, h, s: stages.build_graph(st, h, s, h.model),
              "Proximity graph: HNSW over kept vectors (fast) or a hub-pruned graph with PQ codes "

@@ -101,7 +101,7 @@ def graph_recall(store: Store, home: Home, source: Source) -> Check:
     meta = stages.staged_graph(home, source) or {}
     recall = float(meta.get("recall_at_10", 0.0))
     found = float(meta.get("inserted_found", 1.0))
-    ok = recall >= RECALL_FLOOR and found >= RECALL_FLOOR
+    ok = recall >= graph.RECALL_FLOOR and found >= graph.RECALL_FLOOR
     how = "measured at this build" if meta.get("mode") == "built" else "measured at the last full build"
     return Check("graph_recall", ok,
                  f"recall@10 {recall:.3f} over {meta.get('recall_queries', 0)} queries ({how}); "
@@ -109,9 +109,6 @@ def graph_recall(store: Store, home: Home, source: Source) -> Check:
                  {"recall_at_10": recall, "recall_queries": int(meta.get("recall_queries", 0)),
                   "inserted_found": found, "mode": str(meta.get("mode")), "profile": str(meta.get("profile")),
                   "graph_bytes": int(meta.get("bytes", 0))})
-
-
-RECALL_FLOOR = 0.90
 
 
 def index_matches_chunks(store: Store, home: Home, source: Source) -> Check:

@@ -13,8 +13,10 @@ edges into hubs are mirrored back (hubs keep reverse edges) and any node the pru
 unreachable from the hubs is linked in again. Search starts from the hubs whose codes score
 best, so hubs serve as the upper layer.
 
-On disk the graph is CSR (neighbour ids sorted per node, delta-coded, zlib-compressed) with
-PQ codes packed at their bit width and float16 centroids: a few tens of bytes per chunk.
+On disk the graph is CSR (neighbour ids sorted per node, delta-coded, LZMA-compressed) with
+PQ codes packed at their bit width and float16 centroids: a few tens of bytes per chunk. How
+many neighbours and code bytes a node gets is planned per source from the bytes of its text
+(``graph_size``, ``build_within``): the index aims at ``budget`` (5 %) of the text it replaces.
 
 A node is one distinct embedded text, not one chunk: mail and chats repeat themselves (quoted
 replies, forwards, signatures), identical texts have identical vectors, and a graph over the
@@ -28,6 +30,7 @@ from __future__ import annotations
 import heapq
 import io
 import json
+import lzma
 import math
 import zlib
 from collections import OrderedDict
@@ -37,9 +40,11 @@ from typing import Callable
 
 import numpy as np
 
+from ragbag import graph_size
 from ragbag.errors import RagbagError
 
 PROFILES = ("fast", "compact")
+RECALL_FLOOR = 0.90  # own-chunk recall@10 the graph_recall check demands
 FORMAT_VERSION = "2"  # 2: nodes are distinct texts (see row_nodes)
 META = "graph.json"
 _COMPACT_FILE = "graph.bin"
@@ -55,12 +60,11 @@ class Params:
     hub_fraction: float = 0.02
     hub_degree: int = 32  # M: neighbours a hub keeps
     degree: int = 8  # m: neighbours every other node keeps
-    # Product quantisation; 0 = by size. Below 20,000 nodes 96 sub-quantisers of 2 bits (24 bytes
-    # a node; a 256-entry codebook would cost more than the codes there), from 20,000 up 32 of
-    # 8 bits (32 bytes). Share of the true top 10 among the 64 best by code score, msmarco-5k,
-    # own passages as queries: 48x4 0.943, 96x2 0.973, 32x8 0.987 (benchmarks/README.md).
+    # Product quantisation; 0 = planned by size (graph_size): the best layout of degree and
+    # codes that fits ``budget`` of the source's raw text, 96x2-bit or 32x8-bit at most.
     pq_m: int = 0
     pq_bits: int = 0
+    budget: float = 0.05  # compact index bytes per raw text byte the build plans for; 0 = largest
     ef_search: int = 512  # search width: below 512, short mail queries lose recall in the walk
     recompute: int = 128  # exact embeddings recomputed per query
     seeds: int = 4  # hubs a search starts from
@@ -77,6 +81,9 @@ class Compact:
     centroids: np.ndarray  # float32 (pq_m, ksub, dsub)
     bits: int
     meta: dict = field(default_factory=dict)
+    # |x - decoded x| per node: how far a code score may be off, for choosing what to recompute
+    # (``recompute_order``). None in files written before it existed.
+    residual: np.ndarray | None = None
     # Rows (chunks) per node when several rows share a node (``attach_rows``); None = one each.
     node_of_row: np.ndarray | None = None
     row_offsets: np.ndarray | None = None  # CSR: rows of node k are row_ids[row_offsets[k]:…[k+1]]
@@ -134,7 +141,7 @@ def permute(g: Compact, order: np.ndarray) -> Compact:
     lists = [np.sort(new_id[g.row(int(v))]).astype(np.int32) for v in order]
     offsets, neighbors = to_csr(lists)
     return Compact(offsets, neighbors, np.sort(new_id[g.hubs]).astype(np.int32), g.codes[order], g.centroids,
-                   g.bits, dict(g.meta))
+                   g.bits, dict(g.meta), None if g.residual is None else g.residual[order])
 
 
 # ---------------------------------------------------------------- build
@@ -187,9 +194,11 @@ def hubs_of(cand: np.ndarray, fraction: float) -> np.ndarray:
     return np.sort(np.argsort(-degree, kind="stable")[:count]).astype(np.int32)
 
 
-def prune(vectors: np.ndarray, cand: np.ndarray, params: Params) -> tuple[list[np.ndarray], np.ndarray]:
+def prune(vectors: np.ndarray, cand: np.ndarray, params: Params,
+          degree: int | None = None) -> tuple[list[np.ndarray], np.ndarray]:
     """Hub-preserving pruning of candidate lists; returns neighbour lists and hub ids."""
     n = len(vectors)
+    degree = degree or params.degree
     hubs = hubs_of(cand, params.hub_fraction)
     is_hub = np.zeros(n, bool)
     is_hub[hubs] = True
@@ -197,7 +206,7 @@ def prune(vectors: np.ndarray, cand: np.ndarray, params: Params) -> tuple[list[n
     for i in range(n):
         row = cand[i]
         row = row[(row >= 0) & (row != i)]
-        limit = params.hub_degree if is_hub[i] else params.degree
+        limit = params.hub_degree if is_hub[i] else degree
         lists.append(select_neighbors(vectors[i], row, vectors, limit))
     _mirror_into_hubs(lists, hubs, vectors, params.hub_degree)
     _reconnect(lists, hubs, vectors)
@@ -256,15 +265,11 @@ def _reachable(lists: list[np.ndarray], starts: np.ndarray) -> np.ndarray:
     return seen
 
 
-def train_pq(vectors: np.ndarray, params: Params) -> tuple[np.ndarray, np.ndarray, int]:
-    """Product quantisation: centroids (pq_m, 2**bits, d/pq_m) and one code per sub-vector."""
+def train_pq(vectors: np.ndarray, m: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Product quantisation: centroids (m, 2**bits, d/m) and one code per sub-vector."""
     import faiss
 
     n, d = vectors.shape
-    bits = params.pq_bits or (8 if n >= 20_000 else 2)
-    code_bytes = 32 if bits == 8 else 24
-    m = params.pq_m or max(k for k in range(1, code_bytes * 8 // bits + 1) if d % k == 0)
-    bits = min(bits, max(1, int(math.log2(max(2, n)))))  # never more centroids than points
     if d % m:
         raise RagbagError(f"pq_m={m} must divide the embedding dimension {d}")
     pq = faiss.ProductQuantizer(d, m, bits)
@@ -273,7 +278,7 @@ def train_pq(vectors: np.ndarray, params: Params) -> tuple[np.ndarray, np.ndarra
     x = np.ascontiguousarray(vectors, dtype=np.float32)
     pq.train(x)
     centroids = faiss.vector_to_array(pq.centroids).reshape(m, 2**bits, d // m)
-    return centroids, encode_pq(centroids, x), bits
+    return centroids, encode_pq(centroids, x)
 
 
 def encode_pq(centroids: np.ndarray, vectors: np.ndarray) -> np.ndarray:
@@ -293,18 +298,91 @@ def decode_pq(g: Compact, ids: np.ndarray) -> np.ndarray:
     return np.concatenate([g.centroids[s][g.codes[ids, s]] for s in range(m)], axis=1)
 
 
-def build_compact(vectors: np.ndarray, params: Params = Params()) -> Compact:
+def residuals(g: Compact, ids: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """|vector - decoded code| of some nodes, from their exact vectors."""
+    if not len(ids):
+        return np.zeros(0, np.float32)
+    return np.linalg.norm(vectors - decode_pq(g, ids), axis=1).astype(np.float32)
+
+
+# How optimistic the choice of nodes to recompute is: by code score plus BOUND_Z standard
+# deviations of the code's error (|residual| / sqrt(d) for a residual in no preferred direction).
+# A poorly coded node may hide a better score, so it earns a recompute before a well-coded one
+# of equal code score. Own-chunk recall@10 at width 512 / 128 recomputed, z = 0 → 4: msmarco-5k
+# with 8-byte codes 0.887 → 0.912, Enron with 32-byte codes 0.961 → 0.968 (its subject-line
+# queries 0.905 → 0.923). One byte a node on disk.
+BOUND_Z = 4.0
+
+
+def recompute_order(g: Compact, ids: np.ndarray, approx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The walk's results in the order their exact vectors should be recomputed."""
+    if g.residual is None or not len(ids):
+        return ids, approx
+    dim = g.centroids.shape[0] * g.centroids.shape[2]
+    order = np.argsort(-(approx + BOUND_Z * g.residual[ids] / math.sqrt(dim)), kind="stable")
+    return ids[order], approx[order]
+
+
+def build_compact(vectors: np.ndarray, params: Params = Params(), layout: graph_size.Layout | None = None) -> Compact:
+    """A compact graph with ``layout`` (default: the best one; ``build_within`` sizes one to
+    the text it indexes)."""
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-    if len(vectors) == 0:
-        d = vectors.shape[1] if vectors.ndim == 2 else 0
-        m = params.pq_m or 96
+    n = len(vectors)
+    d = vectors.shape[1] if vectors.ndim == 2 else 0
+    layout = layout or graph_size.layouts(n, d, params.degree, params.pq_m, params.pq_bits)[0]
+    if n == 0:
+        m = layout.pq_m
         return Compact(np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32),
-                       np.zeros((0, m), np.uint8), np.zeros((m, 1, max(1, d // m)), np.float32), 1)
-    cand = proximity_candidates(vectors, params)
-    lists, hubs = prune(vectors, cand, params)
-    centroids, codes, bits = train_pq(vectors, params)
+                       np.zeros((0, m), np.uint8), np.zeros((m, 1, max(1, d // m)), np.float32), 1,
+                       {"degree": layout.degree}, np.zeros(0, np.float32))
+    lists, hubs = prune(vectors, proximity_candidates(vectors, params), params, layout.degree)
+    centroids, codes = train_pq(vectors, layout.pq_m, layout.bits)
     offsets, neighbors = to_csr(lists)
-    return Compact(offsets, neighbors, hubs, codes, centroids.astype(np.float32), bits)
+    g = Compact(offsets, neighbors, hubs, codes, centroids.astype(np.float32), layout.bits, {"degree": layout.degree})
+    g.residual = residuals(g, np.arange(n), vectors)
+    return g
+
+
+def build_within(vectors: np.ndarray, raw_bytes: int, params: Params = Params(), floor: float = RECALL_FLOOR,
+                 queries: int = 200) -> tuple[Compact, float, int]:
+    """A compact graph planned to fit ``params.budget`` of ``raw_bytes`` (the text it indexes),
+    then stepped back to better layouts while its own-chunk recall@10 is below ``floor`` (the
+    asset check's bound), so a tight budget never publishes a graph its check would block.
+    Returns the graph, its recall and the number of queries that measured it."""
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    n, d = vectors.shape
+    options = graph_size.layouts(n, d, params.degree, params.pq_m, params.pq_bits)
+    if n == 0:
+        return build_compact(vectors, params, options[0]), 1.0, 0
+    allowed = params.budget * raw_bytes if params.budget else None
+    cand = proximity_candidates(vectors, params)
+    pruned: dict[int, tuple[list[np.ndarray], np.ndarray]] = {}
+    trained: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+    built: dict[graph_size.Layout, Compact] = {}
+
+    def graph_for(layout: graph_size.Layout) -> Compact:
+        # Degrees share one pruning each and code sizes one training each.
+        if layout not in built:
+            if layout.degree not in pruned:
+                pruned[layout.degree] = prune(vectors, cand, params, layout.degree)
+            if (layout.pq_m, layout.bits) not in trained:
+                trained[(layout.pq_m, layout.bits)] = train_pq(vectors, layout.pq_m, layout.bits)
+            lists, hubs = pruned[layout.degree]
+            centroids, codes = trained[(layout.pq_m, layout.bits)]
+            offsets, neighbors = to_csr(lists)
+            g = Compact(offsets, neighbors, hubs, codes, centroids.astype(np.float32), layout.bits,
+                        {"degree": layout.degree, "budget_bytes": int(allowed) if allowed else None})
+            g.residual = residuals(g, np.arange(n), vectors)
+            built[layout] = g
+        return built[layout]
+
+    pick = graph_size.choose(options, allowed, lambda layout: len(pack_compact(graph_for(layout))))
+    for i in range(pick, -1, -1):
+        g = graph_for(options[i])
+        recall, measured = self_recall(g, vectors, params, queries)
+        if recall >= floor or i == 0:
+            return g, recall, measured
+    raise AssertionError("unreachable")
 
 
 def to_csr(lists: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -331,6 +409,7 @@ def update_compact(g: Compact, keep: np.ndarray, new_vectors: np.ndarray, params
     farthest neighbour when full). The PQ codebook stays as trained.
     """
     keep = np.asarray(keep, dtype=np.int64)
+    degree = int(g.meta.get("degree") or params.degree)  # as the graph was built
     n_old = g.n
     alive = np.zeros(n_old, bool)
     alive[keep] = True
@@ -349,7 +428,7 @@ def update_compact(g: Compact, keep: np.ndarray, new_vectors: np.ndarray, params
         inherit = np.concatenate([g.row(int(x)) for x in gone])
         pool = np.unique(np.concatenate([row[~dead[row]], inherit]))
         pool = pool[alive[pool] & (pool != u)]
-        limit = max(len(row), params.hub_degree if is_hub[u] else params.degree)
+        limit = max(len(row), params.hub_degree if is_hub[u] else degree)
         lists[u] = select_neighbors(approx[u], pool, approx, limit).astype(np.int32)
 
     # Renumber: kept nodes first (in ``keep`` order), then the new ones.
@@ -372,12 +451,12 @@ def update_compact(g: Compact, keep: np.ndarray, new_vectors: np.ndarray, params
         v = len(lists)
         if v:  # nodes not inserted yet have no in-edges, so the search cannot reach them
             ids, _ = search_codes(work, vec, params.ef_construction, params.seeds, lists=lists)  # as HNSW inserts
-            chosen = select_neighbors(vec, ids, approx, params.degree)
+            chosen = select_neighbors(vec, ids, approx, degree)
         else:
             chosen = np.zeros(0, np.int64)
         lists.append(np.sort(chosen).astype(np.int32))
         for u in chosen.tolist():
-            limit = params.hub_degree if is_hub[u] else params.degree
+            limit = params.hub_degree if is_hub[u] else degree
             row = lists[u]
             if len(row) < limit:
                 lists[u] = np.sort(np.append(row, v)).astype(np.int32)
@@ -389,7 +468,11 @@ def update_compact(g: Compact, keep: np.ndarray, new_vectors: np.ndarray, params
     if lists:
         _reconnect(lists, hubs, approx)
     offsets, neighbors = to_csr(lists)
-    return Compact(offsets, neighbors, hubs, codes, g.centroids, g.bits, dict(g.meta))
+    out = Compact(offsets, neighbors, hubs, codes, g.centroids, g.bits, dict(g.meta))
+    if g.residual is not None:
+        fresh = residuals(out, np.arange(len(keep), len(codes)), new_vectors)
+        out.residual = np.concatenate([g.residual[keep], fresh]).astype(np.float32)
+    return out
 
 
 # ---------------------------------------------------------------- search
@@ -466,7 +549,7 @@ def search_compact(g: Compact, query: np.ndarray, k: int, vectors_of: Callable[[
         ids = np.flatnonzero(mask).astype(np.int64)
         approx = np.zeros(0, np.float32)
     else:
-        ids, approx = search_codes(g, query, ef, params.seeds, mask)
+        ids, approx = recompute_order(g, *search_codes(g, query, ef, params.seeds, mask))
     head, tail = ids[:budget], ids[budget:]
     exact = vectors_of(head) @ query if len(head) else np.zeros(0, np.float32)
     order = np.argsort(-exact, kind="stable")
@@ -483,7 +566,7 @@ def _search_rows(g: Compact, query: np.ndarray, k: int, vectors_of: Callable[[np
     as every passing row it stands for, with the node's score."""
     assert g.node_of_row is not None and g.row_offsets is not None and g.row_ids is not None \
         and g.first_row is not None
-    nodes_view = Compact(g.offsets, g.neighbors, g.hubs, g.codes, g.centroids, g.bits, g.meta)
+    nodes_view = Compact(g.offsets, g.neighbors, g.hubs, g.codes, g.centroids, g.bits, g.meta, g.residual)
     node_mask = None
     if mask is not None:
         node_mask = np.zeros(g.n, bool)
@@ -593,7 +676,7 @@ def findability(g: Compact, ids: np.ndarray, vectors: np.ndarray, params: Params
     found = 0
     budget = params.recompute
     for i, q in zip(ids, vectors):
-        got, _ = search_codes(g, q, params.ef_search, params.seeds)
+        got, _ = recompute_order(g, *search_codes(g, q, params.ef_search, params.seeds))
         found += int(i in set(got[:budget].tolist()))
     return round(found / len(ids), 4)
 
@@ -636,32 +719,53 @@ def load(directory: Path, model: str, dim: int):
 
 
 def pack_compact(g: Compact) -> bytes:
-    """Sorted neighbour lists delta-coded, codes packed at their bit width, float16 centroids,
-    all zlib-compressed: the bytes that make the compact profile compact."""
+    """Sorted neighbour lists delta-coded and split into byte planes (the high bytes of small
+    gaps are runs of zeros), codes packed at their bit width, float16 centroids, all
+    LZMA-compressed: the bytes that make the compact profile compact. Planes and LZMA take
+    msmarco-5k's degree-6 edges from 51 to 44 KB (uint16 gaps under zlib), against 41.7 KB of
+    entropy in random lists of that shape."""
     n = g.n
-    degrees = np.diff(g.offsets).astype(np.int64)
-    lists = [np.sort(g.row(i)).astype(np.int64) for i in range(n)]
-    deltas = np.concatenate([np.diff(r, prepend=0) for r in lists]) if n else np.zeros(0, np.int64)
-    width = np.uint16 if n < 2**16 else np.uint32
     parts = {
-        "degrees": degrees.astype(np.uint16 if degrees.max(initial=0) < 2**16 else np.uint32),
-        "deltas": deltas.astype(width),
+        **_edge_arrays(g.lists()),
         "hubs": g.hubs.astype(np.int32),
         "codes": _pack_bits(g.codes, g.bits),
         "centroids": g.centroids.astype(np.float16),
     }
+    if g.residual is not None:  # 0..2 in 255 steps: a unit vector's residual stays below 2
+        parts["residual"] = np.round(np.clip(g.residual, 0, 2) * 127.5).astype(np.uint8)
     buf = io.BytesIO()
-    np.savez(buf, **parts, header=np.array([n, g.bits, g.codes.shape[1]], np.int64))
-    return zlib.compress(buf.getvalue(), 9)
+    header = [n, g.bits, g.codes.shape[1], int(g.meta.get("degree") or 0)]
+    np.savez(buf, **parts, header=np.array(header, np.int64))
+    return lzma.compress(buf.getvalue(), preset=9)
+
+
+def _edge_arrays(lists: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """Degrees and the sorted lists' gaps, split into byte planes."""
+    n = len(lists)
+    degrees = np.array([len(r) for r in lists], np.int64)
+    deltas = np.concatenate([np.diff(np.sort(r).astype(np.int64), prepend=0) for r in lists]) if n \
+        else np.zeros(0, np.int64)
+    width = np.uint16 if n < 2**16 else np.uint32
+    planes = deltas.astype(width).view(np.uint8).reshape(-1, np.dtype(width).itemsize).T
+    return {"degrees": degrees.astype(np.uint16 if degrees.max(initial=0) < 2**16 else np.uint32),
+            "delta_planes": np.ascontiguousarray(planes)}
 
 
 def unpack_compact(blob: bytes) -> Compact:
-    arrays = np.load(io.BytesIO(zlib.decompress(blob)))
-    n, bits, m = (int(x) for x in arrays["header"])
+    """Reads what ``pack_compact`` writes, and the zlib/plain-deltas files of format 2 before it."""
+    raw = lzma.decompress(blob) if blob[:6] == b"\xfd7zXZ\x00" else zlib.decompress(blob)
+    arrays = np.load(io.BytesIO(raw))
+    header = [int(x) for x in arrays["header"]]
+    n, bits, m = header[:3]
     degrees = arrays["degrees"].astype(np.int64)
     offsets = np.zeros(n + 1, np.int64)
     np.cumsum(degrees, out=offsets[1:])
-    deltas = arrays["deltas"].astype(np.int64)
+    if "delta_planes" in arrays:
+        planes = arrays["delta_planes"]
+        width = np.uint16 if planes.shape[0] == 2 else np.uint32
+        deltas = np.ascontiguousarray(planes.T).view(width).reshape(-1).astype(np.int64)
+    else:
+        deltas = arrays["deltas"].astype(np.int64)
     # Undo the per-row delta coding: a cumulative sum restarted at each row's first entry.
     total = np.cumsum(deltas)
     starts = offsets[:-1][degrees > 0]
@@ -674,7 +778,10 @@ def unpack_compact(blob: bytes) -> Compact:
     neighbors = (total - base).astype(np.int32)
     codes = _unpack_bits(arrays["codes"], bits, n, m)
     centroids = arrays["centroids"].astype(np.float32)
-    return Compact(offsets.astype(np.int32), neighbors, arrays["hubs"].astype(np.int32), codes, centroids, bits)
+    meta = {"degree": header[3]} if len(header) > 3 and header[3] else {}
+    residual = arrays["residual"].astype(np.float32) / 127.5 if "residual" in arrays else None
+    return Compact(offsets.astype(np.int32), neighbors, arrays["hubs"].astype(np.int32), codes, centroids, bits, meta,
+                   residual)
 
 
 def _pack_bits(codes: np.ndarray, bits: int) -> np.ndarray:

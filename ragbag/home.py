@@ -32,8 +32,21 @@ _DAGSTER_YAML = (
     "    default_limit: 1\n"
 )
 # Settings config.yaml may hold (dotted keys); embedding.model is validated against the registry.
-SETTABLE = {"embedding.model", "graph.profile", "llm.provider", "llm.model", "llm.base_url",
+SETTABLE = {"embedding.model", "graph.profile", "graph.budget", "llm.provider", "llm.model", "llm.base_url",
             "storage.lance_uri"}
+
+
+def graph_budget(value: str) -> float:
+    """``graph.budget``: the share of its raw text a compact index plans to fit (0 = no limit)."""
+    try:
+        share = float(value)
+    except ValueError:
+        share = -1.0
+    if not 0 <= share <= 1:
+        raise RagbagError(f"graph.budget {value!r}: a share of the raw text between 0 and 1 (0.05 = 5 %; 0 = no limit)")
+    return share
+
+
 # Object-store URIs LanceDB connects to (s3+ddb: S3 with the DynamoDB commit store, for several
 # concurrent writers — docs/scale-out.md §3). Credentials come from the environment, never a URI.
 OBJECT_STORE_SCHEMES = ("s3", "s3+ddb", "gs", "az")
@@ -146,6 +159,8 @@ class Home:
 
             if value not in PROFILES:
                 raise RagbagError(f"graph.profile {value!r}: use one of {', '.join(PROFILES)}")
+        elif key == "graph.budget":
+            value = str(graph_budget(value))
         elif key == "storage.lance_uri":
             value = lance_location(value)
         elif key not in SETTABLE:

@@ -25,7 +25,7 @@ import pyarrow.compute  # noqa: F401  (pa.compute)
 from ragbag import bm25, embedding, graph, progress
 from ragbag.documents import Cursor, Document, ReadError, Seen, Span, doc_id_for, stable_hash
 from ragbag.errors import RagbagError
-from ragbag.home import Home, Source, write_private
+from ragbag.home import Home, Source, graph_budget, write_private
 from ragbag.store import SCHEMAS, Store, lit
 
 Reader = Callable[[Path | None, str, "dict | None"], Iterator["Document | ReadError | Seen | Cursor"]]
@@ -135,14 +135,17 @@ def chunk(store: Store, source: Source, spans: Spanner, model: str) -> dict[str,
 
 
 def embed(store: Store, source: Source, model: str, batch_size: int = 128,
-          pending: Path | None = None, restore: bool = False) -> dict[str, Any]:
+          pending: Path | None = None, restore: bool = False, in_graph: set[str] | None = None) -> dict[str, Any]:
     """Embed chunks that have no vector for (model, content hash); reuse the cache first.
 
     A compact source (``pending`` set) never stores a vector in LanceDB: its rows record that a
     chunk is embedded (vector null), its new vectors wait in the ``pending`` file for the graph
-    stage, and they stay out of the shared cache. ``restore``: the source was compact and is
-    fast now, so rows without a vector are embedded again (from the cache where it can).
+    stage, and they stay out of the shared cache. A new chunk whose text already has a node in
+    its graph (``in_graph``: content hashes) is not embedded at all: it will share that node.
+    ``restore``: the source was compact and is fast now, so rows without a vector are embedded
+    again (from the cache where it can).
     """
+    in_graph = in_graph if pending is not None and in_graph else set()
     chunks = store.rows("chunks", source.name, ["chunk_id", "content_hash", "index_text"]).to_pydict()
     stored = store.rows("embeddings", source.name, ["chunk_id", "content_hash", "model"]).to_pydict()
     have = {c: (h, m) for c, h, m in zip(stored["chunk_id"], stored["content_hash"], stored["model"])}
@@ -162,7 +165,7 @@ def embed(store: Store, source: Source, model: str, batch_size: int = 128,
     cache = dict(zip(cached_tbl["key"], cached_tbl["vector"]))
     need: dict[str, str] = {}
     for _, h, text in todo:
-        if _cache_key(model, h) not in cache:
+        if _cache_key(model, h) not in cache and h not in in_graph:
             need.setdefault(h, text)
 
     # Longest first by token count, so each batch holds texts of similar length: the encoder pads
@@ -187,9 +190,10 @@ def embed(store: Store, source: Source, model: str, batch_size: int = 128,
     for h, v in fresh.items():
         cache[_cache_key(model, h)] = v
 
-    vectors = [cache[_cache_key(model, h)] for _, h, _ in todo]
+    vectors = [None if h in in_graph else cache[_cache_key(model, h)] for _, h, _ in todo]
     if pending is not None:
-        add_pending(pending, [(c, h) for c, h, _ in todo], vectors)
+        add_pending(pending, [(c, h) for (c, h, _), v in zip(todo, vectors) if v is not None],
+                    [v for v in vectors if v is not None])
         vectors = [None] * len(todo)
     store.delete_keys("embeddings", "chunk_id", stale, source.name)
     store.add("embeddings", pa.table({
@@ -201,7 +205,8 @@ def embed(store: Store, source: Source, model: str, batch_size: int = 128,
     }))
     return {
         "chunks": len(chunks["chunk_id"]), "chunks_embedded": len(texts),
-        "from_cache": len(todo) - sum(1 for _, h, _ in todo if h in fresh),
+        "from_cache": sum(1 for _, h, _ in todo if h not in fresh and h not in in_graph),
+        "in_graph": sum(1 for _, h, _ in todo if h in in_graph),
         "removed": len(stale), "model": model, "dim": embedding.spec(model).dim,
         "preview": _preview([("", cid, text) for cid, _, text in todo[:_PREVIEW_ROWS]]),
         "table_version": store.table("embeddings").version,
@@ -245,6 +250,16 @@ def read_pending(path: Path | None) -> dict[tuple[str, str], Any]:
     return {tuple(str(k).split("\x1f")): v for k, v in zip(data["keys"], data["vectors"])}
 
 
+def graph_hashes(home: Home, source: Source, model: str) -> set[str]:
+    """Texts (content hashes) the source's staged compact graph holds a node for, when an
+    in-place update will keep them: a new chunk with one of these texts shares that node."""
+    staged = staged_graph(home, source)
+    if not staged or staged["profile"] != "compact" or graph_profile(home, source) != "compact" \
+            or staged["model"] != model or staged.get("format") != graph.FORMAT_VERSION:
+        return set()
+    return {h for _, h in staged["pairs"]}
+
+
 def was_compact(home: Home, source: Source) -> bool:
     """Whether the source's last graph was compact while it is fast now (its vectors return)."""
     staged = staged_graph_meta(home, source)
@@ -259,9 +274,15 @@ def graph_profile(home: Home, source: Source) -> str:
     return profile
 
 
+def graph_params(home: Home) -> graph.Params:
+    """Build parameters: the defaults, with the home's ``graph.budget`` when it sets one."""
+    budget = home.get_config("graph.budget")
+    return graph.Params(budget=graph_budget(str(budget))) if budget is not None else graph.Params()
+
+
 def graph_fingerprint(home: Home, source: Source, model: str, pairs: list[str]) -> str:
     profile = graph_profile(home, source)
-    return stable_hash(model, profile, graph.FORMAT_VERSION, json.dumps(graph.params_dict(graph.Params())), *pairs)
+    return stable_hash(model, profile, graph.FORMAT_VERSION, json.dumps(graph.params_dict(graph_params(home))), *pairs)
 
 
 def staged_graph_meta(home: Home, source: Source) -> dict[str, Any] | None:
@@ -309,7 +330,7 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
     missing = [p for p in live if p not in stored]
     if missing:
         raise RagbagError(f"source {source.name!r}: {len(missing)} chunks have no {model} embedding; run the embeddings stage")
-    params = graph.Params()
+    params = graph_params(home)
     started = time.perf_counter()
     progress.report("graph", source.name, 0, 1)
     previous = None
@@ -346,20 +367,24 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
                     recall_queries=queries, inserted=len(new), deleted=0)
     else:
         order = live
-        if profile == "compact":  # one node per distinct text (graph.row_nodes)
+        if profile == "compact":  # one node per distinct text (graph.row_nodes), sized to the text
             reps = graph.first_rows(graph.row_nodes([h for _, h in order]))
             vectors = _all_vectors(store, source, model, [order[r] for r in reps], stored)
-            g = graph.build_compact(vectors, params)
+            # Recall over distinct texts, so a returned copy of a true neighbour is never a miss.
+            g, recall, queries = graph.build_within(vectors, _raw_text_bytes(store, source), params,
+                                                    queries=_RECALL_QUERIES)
         else:
             vectors = _all_vectors(store, source, model, order, stored)
             g = graph.build_fast(vectors, params)
-        # Compact: over distinct texts, so a returned copy of a true neighbour is never a miss.
-        recall, queries = graph.self_recall(g, vectors, params, _RECALL_QUERIES)
+            recall, queries = graph.self_recall(g, vectors, params, _RECALL_QUERIES)
         meta.update(mode="built", churn=0, full_build_n=len(order), recall_at_10=recall,
                     recall_queries=queries, inserted=len(order), deleted=len(old_pairs))
     meta["seconds"] = round(time.perf_counter() - started, 3)
     meta["nodes"] = len(order)
     meta["graph_nodes"] = g.n if profile == "compact" else len(order)
+    if profile == "compact":
+        meta.update(degree=int(g.meta.get("degree") or params.degree), pq_m=int(g.codes.shape[1]), pq_bits=g.bits,
+                    budget_bytes=g.meta.get("budget_bytes", staged.get("budget_bytes") if staged else None))
     tmp = base / ".graph.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     graph.save(tmp, profile, g, meta)
@@ -378,8 +403,12 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
         pending.unlink(missing_ok=True)
     progress.report("graph", source.name, 1, 1)
     return {**_graph_report({**meta, "profile": profile}), "unchanged": False, "vectors_dropped": dropped,
-            "vectors_held": len(waiting),
-            "raw_text_bytes": sum(len(t.encode()) for t in store.rows("chunks", source.name, ["text"]).column("text").to_pylist())}
+            "vectors_held": len(waiting), "raw_text_bytes": _raw_text_bytes(store, source)}
+
+
+def _raw_text_bytes(store: Store, source: Source) -> int:
+    """UTF-8 bytes of the source's chunk texts: what a compact index is measured against."""
+    return sum(len(t.encode()) for t in store.rows("chunks", source.name, ["text"]).column("text").to_pylist())
 
 
 def _update_compact_nodes(store: Store, source: Source, model: str, previous: graph.Compact,

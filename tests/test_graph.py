@@ -107,6 +107,50 @@ def test_in_place_insert_and_delete_keep_recall():
     assert graph.findability(g2, np.arange(len(keep), g2.n), new, SMALL) >= 0.95
 
 
+def test_layouts_walk_down_code_sizes_trying_fewer_edges_first():
+    from ragbag import graph_size
+
+    small = graph_size.layouts(5000, 384, degree=8)
+    assert [(o.degree, o.pq_m, o.bits) for o in small[:4]] == [(8, 96, 2), (6, 96, 2), (8, 64, 2), (6, 64, 2)]
+    assert [o.code_bytes for o in small] == sorted((o.code_bytes for o in small), reverse=True)
+    assert all(o.bits == 8 for o in graph_size.layouts(50_000, 384, degree=8))
+    assert graph_size.layouts(5000, 384, degree=6, pq_m=16, pq_bits=8) == [graph_size.Layout(6, 16, 8)]
+    assert all(100 % o.pq_m == 0 for o in graph_size.layouts(5000, 100, degree=8))  # only divisors
+    # choose: the best layout whose bytes fit; the smallest when none does; the best unbounded.
+    measured = []
+
+    def size_of(layout):
+        measured.append(layout)
+        return int(layout.code_bytes * 5000) + (50_000 if layout.degree == 8 else 40_000)
+
+    assert graph_size.choose(small, None, size_of) == 0 and not measured  # nothing to measure
+    assert graph_size.choose(small, size_of(small[3]), size_of) == 3
+    assert graph_size.choose(small, 10, size_of) == len(small) - 1
+
+
+def test_a_compact_graph_is_sized_to_its_text_and_never_below_the_recall_floor():
+    x, later = np.split(clustered(3200, d=384, seed=5), [3000])
+    roomy, _, _ = graph.build_within(x, raw_bytes=3000 * 4000)
+    assert (roomy.meta["degree"], roomy.codes.shape[1], roomy.bits) == (8, 96, 2)  # the best fits
+    allowed = 0.05 * 3000 * 300  # 15 bytes a node
+    tight, recall, queries = graph.build_within(x, raw_bytes=3000 * 300)
+    assert tight.meta["budget_bytes"] == int(allowed) and queries == 200
+    assert tight.codes.shape[1] * tight.bits < 96 * 2 and recall >= graph.RECALL_FLOOR
+    assert len(graph.pack_compact(tight)) <= allowed < len(graph.pack_compact(roomy))
+    # Text too short for any layout: the smallest, whatever the budget says.
+    tiny, recall, _ = graph.build_within(x, raw_bytes=3000 * 100)
+    assert (tiny.meta["degree"], tiny.codes.shape[1], tiny.bits) == (6, 32, 2) and recall >= graph.RECALL_FLOOR
+    # A floor no layout reaches walks back to the best layout rather than shipping a worse one.
+    best, _, _ = graph.build_within(x, raw_bytes=3000 * 300, floor=1.01)
+    assert (best.meta["degree"], best.codes.shape[1], best.bits) == (8, 96, 2)
+    # The degree and the residual norms travel with the file, and insertions keep them.
+    back = graph.unpack_compact(graph.pack_compact(tiny))
+    assert back.meta["degree"] == 6 and np.allclose(back.residual, tiny.residual, atol=1 / 255)
+    grown = graph.update_compact(back, np.arange(back.n), later)  # default Params say degree 8
+    assert np.diff(grown.offsets)[back.n :].mean() <= 6 and grown.meta["degree"] == 6
+    assert np.allclose(grown.residual[back.n :], graph.residuals(grown, np.arange(back.n, grown.n), later))
+
+
 def test_rows_with_one_text_share_a_node_and_all_come_back():
     distinct = clustered(900, seed=4)
     rng = np.random.default_rng(5)
@@ -157,6 +201,7 @@ def test_renumbering_nodes_keeps_the_graph():
     order = np.random.default_rng(1).permutation(500)
     p = graph.permute(g, order)
     assert np.array_equal(p.codes, g.codes[order]) and graph.dangling(p) == 0
+    assert np.array_equal(p.residual, g.residual[order])
     assert sorted(order[p.hubs].tolist()) == sorted(g.hubs.tolist())
     for i in (0, 17, 499):
         assert sorted(order[p.row(i)].tolist()) == sorted(g.row(int(order[i])).tolist())
@@ -164,6 +209,18 @@ def test_renumbering_nodes_keeps_the_graph():
     a, _ = graph.search_compact(g, q, 10, lambda ids: x[ids], SMALL)
     b, _ = graph.search_compact(p, q, 10, lambda ids: x[order[ids]], SMALL)
     assert order[b].tolist() == a.tolist()
+
+
+def test_a_poorly_coded_node_is_recomputed_before_a_well_coded_one_of_equal_score():
+    x = clustered(300, seed=7)
+    g = graph.build_compact(x, SMALL)
+    ids = np.array([10, 20, 30])
+    approx = np.array([0.5, 0.5, 0.49], np.float32)
+    g.residual = np.zeros(300, np.float32)
+    g.residual[20] = 0.3  # its code may be 0.3 off: 4 sd of that error is worth a recompute first
+    assert graph.recompute_order(g, ids, approx)[0].tolist() == [20, 10, 30]
+    g.residual = None  # a file from before residuals: code order
+    assert graph.recompute_order(g, ids, approx)[0].tolist() == [10, 20, 30]
 
 
 def test_a_graph_from_another_model_is_refused(tmp_path):
@@ -226,7 +283,9 @@ def test_compact_profile_drops_vectors_and_searches_by_recomputing(home, instanc
     assert again["graph"]["mode"] == "updated" and again["graph"]["inserted"] == 2
     assert again["graph"]["deleted"] == 1 and again["graph"]["nodes"] == 13
     assert again["graph"]["graph_nodes"] == 12 and again["graph"]["inserted_found"] == 1.0
-    assert again["graph"]["vectors_held"] == 2, again["graph"]  # both new chunks were embedded; one text is new
+    # Only the new text was embedded: the copy's text already had a node, so it needs no vector.
+    assert again["embeddings"]["chunks_embedded"] == 1 and again["embeddings"]["in_graph"] == 1
+    assert again["graph"]["vectors_held"] == 1, again["graph"]
     assert store.rows("embeddings", "notes", ["vector"]).column("vector").null_count == 13
     both = query.search("how do I fix a dripping tap", home=home, sources=["notes"], mode="vector", k=2,
                         collapse=False)
@@ -260,6 +319,17 @@ def test_compact_vectors_really_leave_the_disk(home, instance, tmp_path):
     assert cache < raw / 4, (cache, raw)  # compact sources keep their vectors out of the cache
     assert meta["graph"]["bytes"] < raw / 10
     assert len(query.search("violin river", home=home, k=3)) == 3
+    # The plan: 5 % of the text by default; these chunks are too short for any layout to fit,
+    # so the smallest one that passes the recall check is taken. A looser budget gives more.
+    assert meta["graph"]["budget_bytes"] == int(0.05 * meta["graph"]["raw_text_bytes"])
+    assert (meta["graph"]["degree"], meta["graph"]["pq_m"], meta["graph"]["pq_bits"]) == (6, 32, 2)
+    with pytest.raises(RagbagError, match="between 0 and 1"):
+        home.set_config("graph.budget", "5%")
+    home.set_config("graph.budget", "1")
+    loose = materialize_source(home, instance, "bulk")
+    assert loose["graph"]["mode"] == "built" and loose["embeddings"]["chunks_embedded"] == 0
+    assert (loose["graph"]["degree"], loose["graph"]["pq_m"], loose["graph"]["pq_bits"]) == (8, 96, 2)
+    assert loose["graph"]["bytes"] > meta["graph"]["bytes"] and loose["graph"]["recall_at_10"] >= 0.9
 
 
 def test_build_reports_graph_and_asset_checks(home, instance, tmp_path):
