@@ -74,6 +74,18 @@ def test_fusion_rrf_and_weighted():
     assert [j for _, j, _ in only_kw][:2] == [3, 1]
 
 
+def test_weighted_fusion_ranks_the_top_alike_whatever_the_pool():
+    """k=100 searches a pool of 1,000 and k=10 one of 100: the first ten must not change."""
+    rng = np.random.default_rng(0)
+    vec = sorted(((0, j, float(s)) for j, s in enumerate(rng.random(1000))), key=lambda t: -t[2])
+    kw = sorted(((0, j, float(s)) for j, s in enumerate(20 * rng.random(1000) ** 4)), key=lambda t: -t[2])
+    wide = query._fuse(vec, kw, "weighted", 0.8)
+    narrow = query._fuse(vec[: query.NORM_DEPTH], kw[: query.NORM_DEPTH], "weighted", 0.8)
+    assert [t[:2] for t in wide[:10]] == [t[:2] for t in narrow[:10]]
+    assert [t[2] for t in wide[:10]] == pytest.approx([t[2] for t in narrow[:10]])
+    assert min(s for _, _, s in wide) == 0.0  # below the 100th score a list adds nothing
+
+
 def test_query_cache_and_batch_priming_agree():
     from ragbag import embedding
 
