@@ -336,10 +336,17 @@ def build_compact(vectors: np.ndarray, params: Params = Params(), layout: graph_
                        np.zeros((0, m), np.uint8), np.zeros((m, 1, max(1, d // m)), np.float32), 1,
                        {"degree": layout.degree}, np.zeros(0, np.float32))
     lists, hubs = prune(vectors, proximity_candidates(vectors, params), params, layout.degree)
-    centroids, codes = train_pq(vectors, layout.pq_m, layout.bits)
+    return _assemble(vectors, lists, hubs, train_pq(vectors, layout.pq_m, layout.bits), layout)
+
+
+def _assemble(vectors: np.ndarray, lists: list[np.ndarray], hubs: np.ndarray,
+              trained: tuple[np.ndarray, np.ndarray], layout: graph_size.Layout, **meta) -> Compact:
+    """A compact graph from pruned lists and trained codes, with its nodes' residual norms."""
+    centroids, codes = trained
     offsets, neighbors = to_csr(lists)
-    g = Compact(offsets, neighbors, hubs, codes, centroids.astype(np.float32), layout.bits, {"degree": layout.degree})
-    g.residual = residuals(g, np.arange(n), vectors)
+    g = Compact(offsets, neighbors, hubs, codes, centroids.astype(np.float32), layout.bits,
+                {"degree": layout.degree, **meta})
+    g.residual = residuals(g, np.arange(len(vectors)), vectors)
     return g
 
 
@@ -368,12 +375,8 @@ def build_within(vectors: np.ndarray, raw_bytes: int, params: Params = Params(),
             if (layout.pq_m, layout.bits) not in trained:
                 trained[(layout.pq_m, layout.bits)] = train_pq(vectors, layout.pq_m, layout.bits)
             lists, hubs = pruned[layout.degree]
-            centroids, codes = trained[(layout.pq_m, layout.bits)]
-            offsets, neighbors = to_csr(lists)
-            g = Compact(offsets, neighbors, hubs, codes, centroids.astype(np.float32), layout.bits,
-                        {"degree": layout.degree, "budget_bytes": int(allowed) if allowed else None})
-            g.residual = residuals(g, np.arange(n), vectors)
-            built[layout] = g
+            built[layout] = _assemble(vectors, lists, hubs, trained[(layout.pq_m, layout.bits)], layout,
+                                      budget_bytes=int(allowed) if allowed else None)
         return built[layout]
 
     pick = graph_size.choose(options, allowed, lambda layout: len(pack_compact(graph_for(layout))))
