@@ -331,6 +331,7 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
     if missing:
         raise RagbagError(f"source {source.name!r}: {len(missing)} chunks have no {model} embedding; run the embeddings stage")
     params = graph_params(home)
+    raw_bytes = _raw_text_bytes(store, source)  # the compact plan's yardstick, and reported
     started = time.perf_counter()
     progress.report("graph", source.name, 0, 1)
     previous = None
@@ -371,8 +372,7 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
             reps = graph.first_rows(graph.row_nodes([h for _, h in order]))
             vectors = _all_vectors(store, source, model, [order[r] for r in reps], stored)
             # Recall over distinct texts, so a returned copy of a true neighbour is never a miss.
-            g, recall, queries = graph.build_within(vectors, _raw_text_bytes(store, source), params,
-                                                    queries=_RECALL_QUERIES)
+            g, recall, queries = graph.build_within(vectors, raw_bytes, params, queries=_RECALL_QUERIES)
         else:
             vectors = _all_vectors(store, source, model, order, stored)
             g = graph.build_fast(vectors, params)
@@ -403,7 +403,7 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
         pending.unlink(missing_ok=True)
     progress.report("graph", source.name, 1, 1)
     return {**_graph_report({**meta, "profile": profile}), "unchanged": False, "vectors_dropped": dropped,
-            "vectors_held": len(waiting), "raw_text_bytes": _raw_text_bytes(store, source)}
+            "vectors_held": len(waiting), "raw_text_bytes": raw_bytes}
 
 
 def _raw_text_bytes(store: Store, source: Source) -> int:
