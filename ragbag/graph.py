@@ -84,6 +84,9 @@ class Compact:
     # |x - decoded x| per node: how far a code score may be off, for choosing what to recompute
     # (``recompute_order``). None in files written before it existed.
     residual: np.ndarray | None = None
+    # The (d, d) rotation the codes were trained after (OPQ, orthonormal to float16 precision),
+    # or None: codes are of ``x @ rotation.T``, learned so that the sub-quantisers code closer.
+    rotation: np.ndarray | None = None
     # Rows (chunks) per node when several rows share a node (``attach_rows``); None = one each.
     node_of_row: np.ndarray | None = None
     row_offsets: np.ndarray | None = None  # CSR: rows of node k are row_ids[row_offsets[k]:…[k+1]]
@@ -141,7 +144,7 @@ def permute(g: Compact, order: np.ndarray) -> Compact:
     lists = [np.sort(new_id[g.row(int(v))]).astype(np.int32) for v in order]
     offsets, neighbors = to_csr(lists)
     return Compact(offsets, neighbors, np.sort(new_id[g.hubs]).astype(np.int32), g.codes[order], g.centroids,
-                   g.bits, dict(g.meta), None if g.residual is None else g.residual[order])
+                   g.bits, dict(g.meta), None if g.residual is None else g.residual[order], g.rotation)
 
 
 # ---------------------------------------------------------------- build
@@ -265,8 +268,10 @@ def _reachable(lists: list[np.ndarray], starts: np.ndarray) -> np.ndarray:
     return seen
 
 
-def train_pq(vectors: np.ndarray, m: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """Product quantisation: centroids (m, 2**bits, d/m) and one code per sub-vector."""
+def train_pq(vectors: np.ndarray, m: int, bits: int,
+             rotation: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Product quantisation: centroids (m, 2**bits, d/m) and one code per sub-vector (of the
+    rotated vectors when a ``rotation`` is given)."""
     import faiss
 
     n, d = vectors.shape
@@ -275,7 +280,7 @@ def train_pq(vectors: np.ndarray, m: int, bits: int) -> tuple[np.ndarray, np.nda
     pq = faiss.ProductQuantizer(d, m, bits)
     pq.verbose = False
     pq.cp.min_points_per_centroid = 1  # a small source trains on what it has, without a warning
-    x = np.ascontiguousarray(vectors, dtype=np.float32)
+    x = np.ascontiguousarray(vectors if rotation is None else vectors @ rotation.T, dtype=np.float32)
     pq.train(x)
     centroids = faiss.vector_to_array(pq.centroids).reshape(m, 2**bits, d // m)
     return centroids, encode_pq(centroids, x)
@@ -292,10 +297,39 @@ def encode_pq(centroids: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     return codes
 
 
+# OPQ's rotation is trained once per build, with this many sub-spaces, and serves every code
+# size of the ladder: on the 100k noisy set, a rotation trained for 24 sub-quantisers took
+# 16-byte codes to 0.362 mean squared error (0.432 unrotated; 0.338 with their own rotation,
+# at the cost of one more training per code size).
+OPQ_M = 24
+OPQ_ITERATIONS = 20
+
+
+def train_rotation(vectors: np.ndarray) -> np.ndarray:
+    """An OPQ rotation (faiss), rounded to float16 as it is stored so that codes trained after
+    it match the file."""
+    import faiss
+
+    d = vectors.shape[1]
+    m = OPQ_M if d % OPQ_M == 0 else max(k for k in range(1, 33) if d % k == 0)
+    opq = faiss.OPQMatrix(d, m)
+    opq.niter = OPQ_ITERATIONS
+    opq.verbose = False
+    opq.train(np.ascontiguousarray(vectors, dtype=np.float32))
+    a = faiss.vector_to_array(opq.A).reshape(d, d)
+    return a.astype(np.float16).astype(np.float32)
+
+
+def rotate(g: Compact, vectors: np.ndarray) -> np.ndarray:
+    """Vectors in the space the codes live in."""
+    return vectors if g.rotation is None else vectors @ g.rotation.T
+
+
 def decode_pq(g: Compact, ids: np.ndarray) -> np.ndarray:
-    """Approximate vectors of some nodes, from their codes."""
+    """Approximate vectors of some nodes, from their codes (back in the embedding's space)."""
     m = g.codes.shape[1]
-    return np.concatenate([g.centroids[s][g.codes[ids, s]] for s in range(m)], axis=1)
+    out = np.concatenate([g.centroids[s][g.codes[ids, s]] for s in range(m)], axis=1)
+    return out if g.rotation is None else out @ g.rotation
 
 
 def residuals(g: Compact, ids: np.ndarray, vectors: np.ndarray) -> np.ndarray:
@@ -336,16 +370,18 @@ def build_compact(vectors: np.ndarray, params: Params = Params(), layout: graph_
                        np.zeros((0, m), np.uint8), np.zeros((m, 1, max(1, d // m)), np.float32), 1,
                        {"degree": layout.degree}, np.zeros(0, np.float32))
     lists, hubs = prune(vectors, proximity_candidates(vectors, params), params, layout.degree)
-    return _assemble(vectors, lists, hubs, train_pq(vectors, layout.pq_m, layout.bits), layout)
+    rotation = train_rotation(vectors) if layout.rotate else None
+    return _assemble(vectors, lists, hubs, train_pq(vectors, layout.pq_m, layout.bits, rotation), layout, rotation)
 
 
 def _assemble(vectors: np.ndarray, lists: list[np.ndarray], hubs: np.ndarray,
-              trained: tuple[np.ndarray, np.ndarray], layout: graph_size.Layout, **meta) -> Compact:
+              trained: tuple[np.ndarray, np.ndarray], layout: graph_size.Layout,
+              rotation: np.ndarray | None = None, **meta) -> Compact:
     """A compact graph from pruned lists and trained codes, with its nodes' residual norms."""
     centroids, codes = trained
     offsets, neighbors = to_csr(lists)
     g = Compact(offsets, neighbors, hubs, codes, centroids.astype(np.float32), layout.bits,
-                {"degree": layout.degree, **meta})
+                {"degree": layout.degree, **meta}, rotation=rotation)
     g.residual = residuals(g, np.arange(len(vectors)), vectors)
     return g
 
@@ -364,7 +400,8 @@ def build_within(vectors: np.ndarray, raw_bytes: int, params: Params = Params(),
     allowed = params.budget * raw_bytes if params.budget else None
     cand = proximity_candidates(vectors, params)
     pruned: dict[int, tuple[list[np.ndarray], np.ndarray]] = {}
-    trained: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+    trained: dict[tuple[int, int, bool], tuple[np.ndarray, np.ndarray]] = {}
+    rotations: list[np.ndarray] = []  # one OPQ rotation serves every rotated layout
     built: dict[graph_size.Layout, Compact] = {}
 
     def graph_for(layout: graph_size.Layout) -> Compact:
@@ -372,10 +409,14 @@ def build_within(vectors: np.ndarray, raw_bytes: int, params: Params = Params(),
         if layout not in built:
             if layout.degree not in pruned:
                 pruned[layout.degree] = prune(vectors, cand, params, layout.degree)
-            if (layout.pq_m, layout.bits) not in trained:
-                trained[(layout.pq_m, layout.bits)] = train_pq(vectors, layout.pq_m, layout.bits)
+            if layout.rotate and not rotations:
+                rotations.append(train_rotation(vectors))
+            rotation = rotations[0] if layout.rotate else None
+            key = (layout.pq_m, layout.bits, layout.rotate)
+            if key not in trained:
+                trained[key] = train_pq(vectors, layout.pq_m, layout.bits, rotation)
             lists, hubs = pruned[layout.degree]
-            built[layout] = _assemble(vectors, lists, hubs, trained[(layout.pq_m, layout.bits)], layout,
+            built[layout] = _assemble(vectors, lists, hubs, trained[key], layout, rotation,
                                       budget_bytes=int(allowed) if allowed else None)
         return built[layout]
 
@@ -442,9 +483,10 @@ def update_compact(g: Compact, keep: np.ndarray, new_vectors: np.ndarray, params
     approx = approx[keep]
     hubs = np.sort(remap[g.hubs][remap[g.hubs] >= 0]).astype(np.int32)
     new_vectors = np.ascontiguousarray(new_vectors, dtype=np.float32)
-    new_codes = encode_pq(g.centroids, new_vectors) if len(new_vectors) else np.zeros((0, codes.shape[1]), np.uint8)
+    new_codes = encode_pq(g.centroids, rotate(g, new_vectors)) if len(new_vectors) \
+        else np.zeros((0, codes.shape[1]), np.uint8)
     codes = np.vstack([codes, new_codes])
-    work = Compact(np.zeros(1, np.int32), np.zeros(0, np.int32), hubs, codes, g.centroids, g.bits)
+    work = Compact(np.zeros(1, np.int32), np.zeros(0, np.int32), hubs, codes, g.centroids, g.bits, rotation=g.rotation)
     approx = np.vstack([approx, decode_pq(work, np.arange(len(keep), len(codes)))]) if len(new_vectors) else approx
     if not len(hubs) and len(codes):
         hubs = work.hubs = np.array([0], np.int32)
@@ -471,7 +513,7 @@ def update_compact(g: Compact, keep: np.ndarray, new_vectors: np.ndarray, params
     if lists:
         _reconnect(lists, hubs, approx)
     offsets, neighbors = to_csr(lists)
-    out = Compact(offsets, neighbors, hubs, codes, g.centroids, g.bits, dict(g.meta))
+    out = Compact(offsets, neighbors, hubs, codes, g.centroids, g.bits, dict(g.meta), rotation=g.rotation)
     if g.residual is not None:
         fresh = residuals(out, np.arange(len(keep), len(codes)), new_vectors)
         out.residual = np.concatenate([g.residual[keep], fresh]).astype(np.float32)
@@ -484,7 +526,7 @@ def update_compact(g: Compact, keep: np.ndarray, new_vectors: np.ndarray, params
 def adc_table(g: Compact, query: np.ndarray) -> np.ndarray:
     """Inner products of each query sub-vector with each centroid: (pq_m, ksub)."""
     m, ksub, dsub = g.centroids.shape
-    return np.einsum("mkd,md->mk", g.centroids, query.reshape(m, dsub).astype(np.float32))
+    return np.einsum("mkd,md->mk", g.centroids, rotate(g, query).reshape(m, dsub).astype(np.float32))
 
 
 def search_codes(g: Compact, query: np.ndarray, ef: int, seeds: int = 4,
@@ -569,7 +611,8 @@ def _search_rows(g: Compact, query: np.ndarray, k: int, vectors_of: Callable[[np
     as every passing row it stands for, with the node's score."""
     assert g.node_of_row is not None and g.row_offsets is not None and g.row_ids is not None \
         and g.first_row is not None
-    nodes_view = Compact(g.offsets, g.neighbors, g.hubs, g.codes, g.centroids, g.bits, g.meta, g.residual)
+    nodes_view = Compact(g.offsets, g.neighbors, g.hubs, g.codes, g.centroids, g.bits, g.meta, g.residual,
+                         g.rotation)
     node_mask = None
     if mask is not None:
         node_mask = np.zeros(g.n, bool)
@@ -736,6 +779,8 @@ def pack_compact(g: Compact) -> bytes:
     }
     if g.residual is not None:  # 0..2 in 255 steps: a unit vector's residual stays below 2
         parts["residual"] = np.round(np.clip(g.residual, 0, 2) * 127.5).astype(np.uint8)
+    if g.rotation is not None:  # trained in float16 (``train_rotation``): stored exactly
+        parts["rotation"] = g.rotation.astype(np.float16)
     buf = io.BytesIO()
     header = [n, g.bits, g.codes.shape[1], int(g.meta.get("degree") or 0)]
     np.savez(buf, **parts, header=np.array(header, np.int64))
@@ -783,8 +828,9 @@ def unpack_compact(blob: bytes) -> Compact:
     centroids = arrays["centroids"].astype(np.float32)
     meta = {"degree": header[3]} if len(header) > 3 and header[3] else {}
     residual = arrays["residual"].astype(np.float32) / 127.5 if "residual" in arrays else None
+    rotation = arrays["rotation"].astype(np.float32) if "rotation" in arrays else None
     return Compact(offsets.astype(np.int32), neighbors, arrays["hubs"].astype(np.int32), codes, centroids, bits, meta,
-                   residual)
+                   residual, rotation)
 
 
 def _pack_bits(codes: np.ndarray, bits: int) -> np.ndarray:

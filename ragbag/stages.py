@@ -384,6 +384,7 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
     meta["graph_nodes"] = g.n if profile == "compact" else len(order)
     if profile == "compact":
         meta.update(degree=int(g.meta.get("degree") or params.degree), pq_m=int(g.codes.shape[1]), pq_bits=g.bits,
+                    rotated=g.rotation is not None,
                     budget_bytes=g.meta.get("budget_bytes", staged.get("budget_bytes") if staged else None))
     tmp = base / ".graph.tmp"
     shutil.rmtree(tmp, ignore_errors=True)

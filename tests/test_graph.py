@@ -113,7 +113,13 @@ def test_layouts_walk_down_code_sizes_trying_fewer_edges_first():
     small = graph_size.layouts(5000, 384, degree=8)
     assert [(o.degree, o.pq_m, o.bits) for o in small[:4]] == [(8, 96, 2), (6, 96, 2), (8, 64, 2), (6, 64, 2)]
     assert [o.code_bytes for o in small] == sorted((o.code_bytes for o in small), reverse=True)
-    assert all(o.bits == 8 for o in graph_size.layouts(50_000, 384, degree=8))
+    large = graph_size.layouts(50_000, 384, degree=8)
+    assert all(o.bits == 8 for o in large) and not any(o.rotate for o in small)
+    # From 20,000 nodes codes are also tried rotated (OPQ), worth 1.5 times their bytes.
+    assert [(o.pq_m, o.rotate) for o in large[::2]] == [
+        (32, True), (24, True), (32, False), (16, True), (24, False), (12, True), (16, False),
+        (8, True), (12, False), (8, False)]
+    assert [o.degree for o in large[:4]] == [8, 6, 8, 6]
     assert graph_size.layouts(5000, 384, degree=6, pq_m=16, pq_bits=8) == [graph_size.Layout(6, 16, 8)]
     assert all(100 % o.pq_m == 0 for o in graph_size.layouts(5000, 100, degree=8))  # only divisors
     # choose: the best layout whose bytes fit; the smallest when none does; the best unbounded.
@@ -148,6 +154,39 @@ def test_a_compact_graph_is_sized_to_its_text_and_never_below_the_recall_floor()
     assert back.meta["degree"] == 6 and np.allclose(back.residual, tiny.residual, atol=1 / 255)
     grown = graph.update_compact(back, np.arange(back.n), later)  # default Params say degree 8
     assert np.diff(grown.offsets)[back.n :].mean() <= 6 and grown.meta["degree"] == 6
+    assert np.allclose(grown.residual[back.n :], graph.residuals(grown, np.arange(back.n, grown.n), later))
+
+
+def test_an_opq_rotation_codes_closer_and_travels_with_the_graph():
+    from ragbag.graph_size import Layout
+
+    # Variance piled into the first coordinates: unrotated PQ spends as many bits on the flat
+    # sub-spaces at the end as on the busy ones at the front.
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=(3000, 64)) * np.geomspace(3, 0.05, 64)
+    x = (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+    x, later = x[:2700], x[2700:]
+    plain = graph.build_compact(x, SMALL, Layout(6, 8, 4))
+    rotated = graph.build_compact(x, SMALL, Layout(6, 8, 4, rotate=True))
+    assert plain.rotation is None and rotated.rotation.shape == (64, 64)
+    r = rotated.rotation
+    assert np.allclose(r @ r.T, np.eye(64), atol=0.01)  # orthonormal, to float16 precision
+    assert np.mean(rotated.residual**2) < 0.9 * np.mean(plain.residual**2)
+    assert np.allclose(rotated.residual, graph.residuals(rotated, np.arange(len(x)), x))
+    # Code scores are inner products in the embedding's space, rotation or not.
+    q = x[0]
+    approx = graph.adc_table(rotated, q)[np.arange(8)[:, None], rotated.codes[:5].T].sum(0)
+    assert np.allclose(approx, graph.decode_pq(rotated, np.arange(5)) @ q, atol=1e-4)
+    # The rotation is in the file; search and in-place insertion use it.
+    back = graph.unpack_compact(graph.pack_compact(rotated))
+    assert np.array_equal(back.rotation, rotated.rotation)
+    queries = x[rng.choice(len(x), 40, replace=False)]
+    wider = graph.Params(**{**SMALL.__dict__, "recompute": 100})  # 4-byte codes
+    found = recall(back, x, queries, wider)
+    assert found >= 0.85 and found >= recall(plain, x, queries, wider) + 0.15  # measured 0.885, 0.56
+    grown = graph.update_compact(back, np.arange(back.n), later, SMALL)
+    assert np.array_equal(grown.rotation, rotated.rotation)
+    assert graph.findability(grown, np.arange(back.n, grown.n), later, SMALL) >= 0.95
     assert np.allclose(grown.residual[back.n :], graph.residuals(grown, np.arange(back.n, grown.n), later))
 
 
@@ -323,6 +362,7 @@ def test_compact_vectors_really_leave_the_disk(home, instance, tmp_path):
     # so the smallest one that passes the recall check is taken. A looser budget gives more.
     assert meta["graph"]["budget_bytes"] == int(0.05 * meta["graph"]["raw_text_bytes"])
     assert (meta["graph"]["degree"], meta["graph"]["pq_m"], meta["graph"]["pq_bits"]) == (6, 32, 2)
+    assert not meta["graph"]["rotated"]  # a rotation would outweigh the codes of a small source
     with pytest.raises(RagbagError, match="between 0 and 1"):
         home.set_config("graph.budget", "5%")
     home.set_config("graph.budget", "1")
