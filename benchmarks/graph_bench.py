@@ -16,9 +16,10 @@ Corpora
   lying where the old mail's neighbourhoods are.
 - ``synthetic-100k``: 100,000 vectors = Enron chunk vectors plus isotropic N(0, 0.02²) noise,
   renormalised, with the source chunk's text. The noise is 13 % of each vector's energy spread
-  evenly over all 384 directions, where real embeddings keep little: the stress case for codes.
+  evenly over all 384 directions, which codes cannot compress (``code_probe.py``): the stress
+  case for codes.
 
-Embedding 100k real chunks would take ~40 minutes on this machine (and the shared data holds no
+Embedding 100k real chunks would take over an hour on this machine (and the shared data holds no
 100k distinct chunks), and a generated vector has no text that embeds to it. So compact recall
 on both generated sets ranks by the generated vectors (a lookup); on ``interpolated-100k`` the
 timed queries also embed each recomputed node's text through the real model (and discard it),
