@@ -393,7 +393,11 @@ def leann_from_vectors(name: str, c: dict, args) -> dict:
     """LEANN 0.3.8 over the stored vectors and chunk texts (``leann_vectors_side.py``): its
     own build would spend ~40 minutes re-embedding the 47k chunks into the same vectors."""
     inputs = WORK / f"graph-leann-{name}.npz"
-    np.savez(inputs, vectors=c["vectors"], texts=np.array(c["texts"]))
+    # Texts as one UTF-8 buffer and end offsets: a fixed-width string array of 100k mails, each
+    # padded to the longest, came to 7 GB.
+    encoded = [t.encode("utf-8") for t in c["texts"]]
+    np.savez(inputs, vectors=c["vectors"], text_bytes=np.frombuffer(b"".join(encoded), np.uint8),
+             text_ends=np.cumsum([len(e) for e in encoded], dtype=np.int64))
     qfile = WORK / f"graph-leann-{name}-queries.json"
     qfile.write_text(json.dumps(c["queries"][: args.leann_queries]))
     out = WORK / f"graph-leann-{name}.json"

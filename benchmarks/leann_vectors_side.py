@@ -31,7 +31,8 @@ from leann_side import configure_env, model_path, stop_daemons, version
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--inputs", type=Path, required=True, help="npz with vectors (n, d) and texts (n,)")
+    p.add_argument("--inputs", type=Path, required=True,
+                   help="npz with vectors (n, d) and the texts as text_bytes (UTF-8) and text_ends (n,)")
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--queries", type=Path, required=True, help='JSON list of {"id", "text"}')
     p.add_argument("--sample", type=int, default=3, help="queries timed (each re-embeds ~1k passages)")
@@ -42,7 +43,8 @@ def main() -> None:
     from leann import LeannBuilder, LeannSearcher
 
     data = np.load(args.inputs, allow_pickle=False)
-    vectors, texts = data["vectors"].astype(np.float32), data["texts"].tolist()
+    vectors, blob, ends = data["vectors"].astype(np.float32), data["text_bytes"].tobytes(), data["text_ends"]
+    texts = [blob[a:b].decode("utf-8") for a, b in zip(np.concatenate([[0], ends[:-1]]), ends)]
     index_dir = work / "index"
     index_dir.mkdir(parents=True, exist_ok=True)
     path = index_dir / "documents.leann"
