@@ -52,7 +52,7 @@ def main() -> None:
 
 
 def probe(x: np.ndarray, queries: dict[str, np.ndarray], m: int, bits: int, rotation) -> str:
-    centroids, codes = graph.train_pq(x, m, bits, rotation)
+    centroids, codes = graph.train_pq(x if rotation is None else x @ rotation.T, m, bits)
     g = graph.Compact(np.zeros(len(x) + 1, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32), codes,
                       centroids, bits, rotation=rotation)
     decoded = graph.decode_pq(g, np.arange(len(x)))

@@ -268,10 +268,9 @@ def _reachable(lists: list[np.ndarray], starts: np.ndarray) -> np.ndarray:
     return seen
 
 
-def train_pq(vectors: np.ndarray, m: int, bits: int,
-             rotation: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Product quantisation: centroids (m, 2**bits, d/m) and one code per sub-vector (of the
-    rotated vectors when a ``rotation`` is given)."""
+def train_pq(vectors: np.ndarray, m: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Product quantisation: centroids (m, 2**bits, d/m) and one code per sub-vector (pass
+    ``vectors @ rotation.T`` for codes after a rotation)."""
     import faiss
 
     n, d = vectors.shape
@@ -280,7 +279,7 @@ def train_pq(vectors: np.ndarray, m: int, bits: int,
     pq = faiss.ProductQuantizer(d, m, bits)
     pq.verbose = False
     pq.cp.min_points_per_centroid = 1  # a small source trains on what it has, without a warning
-    x = np.ascontiguousarray(vectors if rotation is None else vectors @ rotation.T, dtype=np.float32)
+    x = np.ascontiguousarray(vectors, dtype=np.float32)
     pq.train(x)
     centroids = faiss.vector_to_array(pq.centroids).reshape(m, 2**bits, d // m)
     return centroids, encode_pq(centroids, x)
@@ -371,7 +370,8 @@ def build_compact(vectors: np.ndarray, params: Params = Params(), layout: graph_
                        {"degree": layout.degree}, np.zeros(0, np.float32))
     lists, hubs = prune(vectors, proximity_candidates(vectors, params), params, layout.degree)
     rotation = train_rotation(vectors) if layout.rotate else None
-    return _assemble(vectors, lists, hubs, train_pq(vectors, layout.pq_m, layout.bits, rotation), layout, rotation)
+    coded = vectors if rotation is None else vectors @ rotation.T
+    return _assemble(vectors, lists, hubs, train_pq(coded, layout.pq_m, layout.bits), layout, rotation)
 
 
 def _assemble(vectors: np.ndarray, lists: list[np.ndarray], hubs: np.ndarray,
@@ -401,7 +401,7 @@ def build_within(vectors: np.ndarray, raw_bytes: int, params: Params = Params(),
     cand = proximity_candidates(vectors, params)
     pruned: dict[int, tuple[list[np.ndarray], np.ndarray]] = {}
     trained: dict[tuple[int, int, bool], tuple[np.ndarray, np.ndarray]] = {}
-    rotations: list[np.ndarray] = []  # one OPQ rotation serves every rotated layout
+    rotations: list[tuple[np.ndarray, np.ndarray]] = []  # one OPQ rotation (and the rotated vectors)
     built: dict[graph_size.Layout, Compact] = {}
 
     def graph_for(layout: graph_size.Layout) -> Compact:
@@ -410,11 +410,12 @@ def build_within(vectors: np.ndarray, raw_bytes: int, params: Params = Params(),
             if layout.degree not in pruned:
                 pruned[layout.degree] = prune(vectors, cand, params, layout.degree)
             if layout.rotate and not rotations:
-                rotations.append(train_rotation(vectors))
-            rotation = rotations[0] if layout.rotate else None
+                r = train_rotation(vectors)
+                rotations.append((r, vectors @ r.T))
+            rotation, coded = rotations[0] if layout.rotate else (None, vectors)
             key = (layout.pq_m, layout.bits, layout.rotate)
             if key not in trained:
-                trained[key] = train_pq(vectors, layout.pq_m, layout.bits, rotation)
+                trained[key] = train_pq(coded, layout.pq_m, layout.bits)
             lists, hubs = pruned[layout.degree]
             built[layout] = _assemble(vectors, lists, hubs, trained[key], layout, rotation,
                                       budget_bytes=int(allowed) if allowed else None)
