@@ -56,7 +56,7 @@ def probe(x: np.ndarray, queries: dict[str, np.ndarray], m: int, bits: int, rota
     g = graph.Compact(np.zeros(len(x) + 1, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32), codes,
                       centroids, bits, rotation=rotation)
     decoded = graph.decode_pq(g, np.arange(len(x)))
-    g.residual = np.linalg.norm(x - decoded, axis=1)
+    g.residual = graph.residuals(g, np.arange(len(x)), x)
     bound = graph.BOUND_Z * g.residual / np.sqrt(x.shape[1])
     out = [f"mse {np.mean(np.sum((x - decoded) ** 2, axis=1)):.3f}"]
     for label, qs in queries.items():
