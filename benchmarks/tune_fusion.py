@@ -3,8 +3,9 @@
 Usage: python benchmarks/tune_fusion.py [--rerank] DATASET HOME [DATASET HOME ...]
 (HOME is what `ragbag eval DATASET --home HOME` built; nothing is re-embedded.)
 The defaults in ragbag.query (DEFAULT_FUSION, WEIGHTED_VECTOR_SHARE) were chosen from this;
-with --rerank it sweeps the reranker's depth and weight over the default hybrid instead (the
-defaults in ragbag.rerank). The reranker's vectors are cached, so each candidate is embedded once.
+with --rerank it sweeps the reranker's depth and its e5 and SPLADE shares over the default hybrid
+instead (the defaults in ragbag.rerank). The reranker's vectors are cached, so each candidate is
+encoded once.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ SETTINGS = (
     + [{"fusion": "weighted", "alpha": a} for a in (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)]
 )
 
-RERANK = [(d, w) for d in (10, 20, 30, 50) for w in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)]
+RERANK = [(d, w, ws) for d in (10, 20, 30, 50) for w in (0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
+          for ws in (0.0, 0.1, 0.2, 0.3) if w + ws <= 1.0]
 
 
 def main(pairs: list[str]) -> None:
@@ -35,9 +37,9 @@ def main(pairs: list[str]) -> None:
                 "keyword": evaluate.score(ds, evaluate.run(ds, h, ids, "keyword"))["nDCG@10"],
                 "hybrid": evaluate.score(ds, evaluate.run(ds, h, ids, "hybrid"))["nDCG@10"]}
         if sweep_rerank:
-            for depth, weight in RERANK:
-                rerank.WEIGHT = weight
-                name = f"rerank depth={depth},weight={weight}"
+            for depth, weight, sparse_weight in RERANK:
+                rerank.WEIGHT, rerank.SPARSE_WEIGHT = weight, sparse_weight
+                name = f"rerank depth={depth},e5={weight},splade={sparse_weight}"
                 rows[name] = evaluate.score(ds, evaluate.run(ds, h, ids, "hybrid", rerank=depth))["nDCG@10"]
                 print(ds.name, name, rows[name], flush=True)
             results[ds.name] = rows

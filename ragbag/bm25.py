@@ -24,6 +24,14 @@ _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _KANA_HANGUL = r"\u3040-\u30ff\uac00-\ud7af"
 # Words exclude CJK so "175公里" splits into "175" and a Han run (a plain \w+ would glue them).
 _RUNS = re.compile(rf"([{_HAN}]+)|([{_KANA_HANGUL}]+)|([^\W_{_HAN}{_KANA_HANGUL}]+)", re.UNICODE)
+_CJK = re.compile(rf"[{_HAN}{_KANA_HANGUL}]")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether a text holds Chinese, Japanese or Korean script: English-only models cannot read it."""
+    return _CJK.search(text) is not None
+
+
 _STOP = frozenset(
     "a an and are as at be but by for from has have he her his i if in into is it its me my no "
     "not of on or our she so such than that the their them then there these they this to was we "

@@ -155,7 +155,7 @@ def search(
     recompute: Optional[int] = typer.Option(None, "--recompute", min=1,
                                             help="Compact sources: exact embeddings recomputed per query."),
     rerank: bool = typer.Option(False, "--rerank", help="Re-score the best candidates with the second-stage "
-                                "model (multilingual-e5-small; a few seconds per query)."),
+                                "models (multilingual-e5-small and SPLADE-tiny; a few seconds per query)."),
     rerank_depth: Optional[int] = typer.Option(None, "--rerank-depth", min=2, help="How many candidates --rerank re-scores."),
     as_json: bool = typer.Option(False, "--json", help="Print hits as a JSON array."),
 ) -> None:

@@ -110,15 +110,21 @@ def chunk_budget(name: str = DEFAULT_MODEL) -> int:
 
 
 # -- encoders ------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
-def _sentence_transformer(name: str):
+def quiet_torch() -> None:
+    """Before loading a torch model: no loading bars or warnings on a user's terminal, every core."""
     import torch
     import transformers
-    from sentence_transformers import SentenceTransformer
 
     transformers.utils.logging.disable_progress_bar()
     transformers.utils.logging.set_verbosity_error()
     torch.set_num_threads(max(1, os.cpu_count() or 1))
+
+
+@lru_cache(maxsize=None)
+def _sentence_transformer(name: str):
+    from sentence_transformers import SentenceTransformer
+
+    quiet_torch()
     model = SentenceTransformer(str(spec(name).path()), device="cpu")
     model.max_seq_length = spec(name).max_tokens
     return model

