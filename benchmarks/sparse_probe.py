@@ -24,7 +24,7 @@ from ragbag.home import Home
 
 NORM_DEPTH = query.NORM_DEPTH
 FEEDBACK = {"minilm": None, "minilm+prf3": (3, 0.5), "minilm+prf5": (5, 1.0)}
-SHARES = [(a, b, round(1 - a - b, 2)) for a in (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+SHARES = [(a, b, round(1 - a - b, 2) + 0.0) for a in (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
           for b in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6) if a + b <= 1.0 + 1e-9]
 
 

@@ -115,8 +115,8 @@ def search(
     side of the same document, merged into one passage (``chunk_text`` keeps the hit itself).
     ``width`` (the graph search width) and ``recompute`` (exact embeddings recomputed per query
     in a compact source) trade speed for recall; the defaults are ``graph.Params``'.
-    ``rerank=N`` re-scores the best N candidates with the second-stage encoder (``ragbag.rerank``:
-    seconds per query until their vectors are cached in this process); ``score`` is then the
+    ``rerank=N`` re-scores the best N candidates with the second-stage encoders (``ragbag.rerank``:
+    seconds per query until their encodings are cached in this process); ``score`` is then the
     fused first-stage and reranker score.
     """
     if mode not in MODES:
