@@ -36,7 +36,7 @@ import zlib
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -632,23 +632,31 @@ def _search_rows(g: Compact, query: np.ndarray, k: int, vectors_of: Callable[[np
 
 
 class VectorCache:
-    """An LRU cache of recomputed exact vectors, keyed by chunk content hash."""
+    """An LRU cache of per-chunk encodings keyed by content: recomputed exact vectors here, the
+    reranker's vectors and sparse rows there. ``stack`` joins cached rows into one matrix
+    (default: dense float32 vectors, ``np.stack``)."""
 
-    def __init__(self, size: int = 4096):
+    def __init__(self, size: int = 4096, stack: Callable[[list], Any] | None = None):
         self.size = size
-        self._d: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._stack = stack
+        self._d: OrderedDict[str, Any] = OrderedDict()
 
-    def get_many(self, keys: list[str], compute: Callable[[list[int]], np.ndarray]) -> np.ndarray:
+    def get_many(self, keys: list[str], compute: Callable[[list[int]], Any]) -> Any:
+        """The encodings of ``keys`` stacked in order; ``compute(positions)`` encodes the missing
+        ones (the rows of a matrix, one per position, in order)."""
         missing = [i for i, key in enumerate(keys) if key not in self._d]
         if missing:
-            for i, vec in zip(missing, compute(missing)):
-                self._d[keys[i]] = np.asarray(vec, np.float32)
+            rows = compute(missing)
+            for n, i in enumerate(missing):
+                self._d[keys[i]] = rows[n] if self._stack else np.asarray(rows[n], np.float32)
         out = []
         for key in keys:
             self._d.move_to_end(key)
             out.append(self._d[key])
         while len(self._d) > self.size:
             self._d.popitem(last=False)
+        if self._stack:
+            return self._stack(out)
         return np.stack(out) if out else np.zeros((0, 0), np.float32)
 
 

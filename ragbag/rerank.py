@@ -29,7 +29,7 @@ WEIGHT = 0.6  # e5's share of the fused score
 SPARSE_WEIGHT = 0.3  # SPLADE's share; the first stage keeps 1 - WEIGHT - SPARSE_WEIGHT = 0.1
 
 _VECTORS = graph.VectorCache(size=8192)
-_SPARSE = sparse.RowCache(size=8192)
+_SPARSE = graph.VectorCache(size=8192, stack=sparse.stack)
 
 
 def rerank(query: str, ranked: list[tuple], texts: Callable[[list[tuple]], list[tuple[str, str]]],
@@ -57,7 +57,8 @@ def rerank(query: str, ranked: list[tuple], texts: Callable[[list[tuple]], list[
         vecs = _VECTORS.get_many(keys, lambda todo: embedding.encode_passages([pairs[t][1] for t in todo], MODEL))
         fused += weight * _minmax(vecs @ embedding.encode_query(query, MODEL))
     if sparse_weight > 0:
-        rows = _SPARSE.get_many([f"{sparse.MODEL}:{h}" for h, _ in pairs], [x for _, x in pairs])
+        keys = [f"{sparse.MODEL}:{h}" for h, _ in pairs]
+        rows = _SPARSE.get_many(keys, lambda todo: sparse.encode_passages([pairs[t][1] for t in todo]))
         fused += sparse_weight * _minmax(sparse.scores(rows, sparse.encode_query(query)))
     order = np.argsort(-fused, kind="stable")
     out = [(*head[i][:-1], float(fused[i])) for i in order]

@@ -15,7 +15,6 @@ so it has no say on CJK queries.
 from __future__ import annotations
 
 import importlib.util
-from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
@@ -66,26 +65,9 @@ def encode_query(text: str) -> sp.csr_matrix:
     return _to_csr(_encoder().encode_query([text], convert_to_sparse_tensor=True))
 
 
-class RowCache:
-    """An LRU of passages' sparse rows by content key: a reranked query's candidates come back
-    when it is asked again or refined, and only new ones are encoded."""
-
-    def __init__(self, size: int = 8192):
-        self.size = size
-        self._d: OrderedDict[str, sp.csr_matrix] = OrderedDict()
-
-    def get_many(self, keys: list[str], texts: list[str]) -> sp.csr_matrix:
-        missing = [i for i, key in enumerate(keys) if key not in self._d]
-        if missing:
-            rows = encode_passages([texts[i] for i in missing])
-            for n, i in enumerate(missing):
-                self._d[keys[i]] = rows[n]
-        for key in keys:
-            self._d.move_to_end(key)
-        out = sp.vstack([self._d[key] for key in keys]).tocsr()
-        while len(self._d) > self.size:
-            self._d.popitem(last=False)
-        return out
+def stack(rows: list[sp.csr_matrix]) -> sp.csr_matrix:
+    """Cached passage rows as one matrix (``graph.VectorCache(stack=sparse.stack)``)."""
+    return sp.vstack(rows).tocsr() if rows else sp.csr_matrix((0, 0), dtype=np.float32)
 
 
 def scores(passages: sp.csr_matrix, query: sp.csr_matrix) -> np.ndarray:

@@ -33,12 +33,24 @@ def test_splade_expands_a_query_past_its_own_words():
     assert s[0] > 2 * s[1]
 
 
-def test_splade_rows_are_cached_by_content_key(monkeypatch):
-    cache = sparse.RowCache(size=2)
-    first = cache.get_many(["a", "b"], ["the tide comes in", "tax day"])
-    monkeypatch.setattr(sparse, "encode_passages", lambda texts: 1 / 0)  # a hit must not encode
-    again = cache.get_many(["b", "a"], ["ignored", "ignored"])
+def test_splade_rows_are_cached_by_content_key():
+    from ragbag import graph
+
+    texts = ["the tide comes in", "tax day", "the moon"]
+    calls = []
+
+    def compute(todo):
+        calls.append(list(todo))
+        return sparse.encode_passages([texts[t] for t in todo])
+
+    cache = graph.VectorCache(size=2, stack=sparse.stack)
+    first = cache.get_many(["a", "b"], compute)
+    again = cache.get_many(["b", "a"], compute)  # hits: nothing encoded
+    assert calls == [[0, 1]] and again.shape == (2, 30522)
     assert (again[0] != first[1]).nnz == 0 and (again[1] != first[0]).nnz == 0
+    cache.get_many(["c", "a"], compute)  # one miss, encoded alone; "b" is evicted (size 2)
+    assert calls == [[0, 1], [0]]
+    assert list(cache._d) == ["c", "a"]
 
 
 def test_a_missing_wheel_is_one_line(monkeypatch):
