@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/tune_fusion.py [--rerank] DATASET HOME [DATASET HOME ...]
 (HOME is what `ragbag eval DATASET --home HOME` built; nothing is re-embedded.)
-The defaults in ragbag.query (DEFAULT_FUSION, WEIGHTED_VECTOR_SHARE) were chosen from this;
+The defaults in ragbag.query (DEFAULT_FUSION, VECTOR_SHARE) were chosen from this;
 with --rerank it sweeps the reranker's depth and its e5 and SPLADE shares over the default hybrid
 instead (the defaults in ragbag.rerank). The reranker's vectors are cached, so each candidate is
 encoded once.

@@ -148,6 +148,15 @@ def _text_file(data: bytes, fmt: str, meta: dict) -> tuple[str, str]:
     return "", text
 
 
+# How much more chaotic than a sibling single-byte guess cp1252 may read and still be chosen.
+WESTERN_CHAOS_MARGIN = 0.05
+_MULTIBYTE = ("gb", "big5", "shift_jis", "cp932", "cp949", "cp950", "euc", "iso2022", "hz", "johab", "utf")
+
+
+def _multibyte(encoding: str) -> bool:
+    return encoding.lower().replace("-", "_").startswith(_MULTIBYTE)
+
+
 def decode(data: bytes) -> tuple[str, str]:
     """(text, encoding). UTF-8 first; then the detector, which on short Western text often
     guesses a sibling code page (cp1250, cp932, cp775...), so cp1252 wins whenever it is no more
@@ -168,8 +177,11 @@ def decode(data: bytes) -> tuple[str, str]:
     best = charset_normalizer.from_bytes(data).best()
     western = charset_normalizer.from_bytes(data, cp_isolation=["cp1252"]).best()
     # Coherence is unreliable on a few short words ("Café" read as cp775 "Cafķ" scored higher),
-    # so cp1252, by far the most common legacy encoding, wins on chaos alone.
-    if western is not None and (best is None or western.chaos <= best.chaos):
+    # and chaos too: a German note with – € ä ü read as cp775 scored 0.0 against cp1252's 0.014.
+    # So cp1252, by far the most common legacy encoding, beats another single-byte code page
+    # unless it is clearly more chaotic; a multi-byte guess (GBK, Shift-JIS…) must win outright.
+    if western is not None and (best is None or western.chaos <= best.chaos or (
+            not _multibyte(best.encoding) and western.chaos <= best.chaos + WESTERN_CHAOS_MARGIN)):
         best = western
     if best is None:
         raise Unreadable("undecodable text (binary?)")

@@ -118,8 +118,10 @@ _QUOTE_HEADS = [re.compile(p, re.I | re.M) for p in (
     r"^[ \t]*_{10,}[ \t]*\n+[ \t*]*(From|Von|De|发件人)[ \t]*[:：]",  # Outlook's rule line
     r"^[ \t*]*(From|Von|De|发件人)[ \t]*[:：].*\n[ \t*]*(Sent|Gesendet|Envoyé|Date|发送时间)[ \t]*[:：]",
 )]
+# The verb may be followed by the name: German clients write "Am 06.10.2025 um 09:12 schrieb
+# Ingrid Baumann <i.b@…>:" (Gmail: "… Uhr schrieb X <…>:").
 _WROTE = re.compile(r"^(?!>)[^\n]{0,200}?(wrote|schrieb|a écrit|escribió|ha scritto|skrev|schreef|"
-                    r"写道|寫道)[ \t]*[:：][ \t]*$", re.I | re.M)
+                    r"写道|寫道)(?:[ \t][^\n]{0,150}?)?[ \t]*[:：][ \t]*$", re.I | re.M)
 _ON_WROTE_START = re.compile(r"^[ \t]*(On|Am|Le|El|Il|Op|Den|在)\b", re.I | re.M)
 _MOBILE_SIG = re.compile(r"\n[ \t]*(Sent from my \w+.*|Get Outlook for \w+.*|发自我的\S+)[ \t]*\s*$", re.I)
 

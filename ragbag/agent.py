@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ragbag import llm
+from ragbag import jsonout, llm
 from ragbag.ask import cited
 from ragbag.errors import RagbagError
 from ragbag.tools import AGENT_TOOLS, SPECS, Tools, ToolError, validate
@@ -339,7 +339,7 @@ def parse_action(text: str) -> dict[str, Any]:
 
 
 def _compact(result: dict[str, Any]) -> str:
-    text = json.dumps(result, ensure_ascii=False, default=str)
+    text = jsonout.dumps(result)
     if len(text) <= OBSERVATION_CHARS:
         return text
     return text[:OBSERVATION_CHARS] + f"… [truncated at {OBSERVATION_CHARS} characters; ask for less (k, max_length, limit)]"

@@ -109,3 +109,22 @@ def scores(retriever, query_tokens: list[str], n_docs: int) -> np.ndarray:
     if not known:
         return np.zeros(n_docs, dtype=np.float32)
     return np.asarray(retriever.get_scores(known), dtype=np.float32)[:n_docs]
+
+
+def ceiling(retriever, query_tokens: list[str]) -> float:
+    """The most any row of this index could score for the query: each token's best score in any
+    row, summed; a token the index has never seen counts as its rarest word. Dividing by it
+    turns BM25 into the share of the query's evidence a row holds (0..1), comparable across
+    queries and sources, where raw BM25 is neither."""
+    vocab = retriever.vocab_dict
+    s = retriever.scores
+    data, indptr = s["data"], s["indptr"]
+    rarest = float(data.max()) if len(data) else 1.0
+    total = 0.0
+    for t in query_tokens:
+        tid = vocab.get(t)
+        if tid is None or indptr[tid] == indptr[tid + 1]:
+            total += rarest
+        else:
+            total += float(data[indptr[tid]:indptr[tid + 1]].max())
+    return total

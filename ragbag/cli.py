@@ -7,13 +7,13 @@ a :class:`RagbagError`: one line on stderr, exit code 2.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any, List, Optional
 
 import typer
 
+from ragbag import jsonout
 from ragbag.errors import RagbagError
 from ragbag.home import Home
 
@@ -131,7 +131,7 @@ def build(
 
     reports = run_builds(home, targets, show_progress=not as_json and sys.stderr.isatty())
     if as_json:
-        print(json.dumps(reports, indent=2, default=str))
+        print(jsonout.dumps(reports, indent=2))
     else:
         _print_reports(reports)
     if any(r["status"] != "success" for r in reports):
@@ -148,7 +148,8 @@ def search(
     after: Optional[str] = typer.Option(None, "--after", help="Only records dated at/after (YYYY-MM-DD or 30d)."),
     before: Optional[str] = typer.Option(None, "--before", help="Only records dated before."),
     mode: str = typer.Option("hybrid", "--mode", help="hybrid, vector or keyword."),
-    min_score: Optional[float] = typer.Option(None, "--min-score", help="Drop hits scoring below this (the mode's score)."),
+    min_score: Optional[float] = typer.Option(None, "--min-score", help="Drop hits scoring below this (the mode's "
+                                              "score: calibrated 0..1 for hybrid, cosine for vector, BM25 for keyword)."),
     context: int = typer.Option(0, "--context", min=0, help="Merge N neighbouring chunks on each side into each hit."),
     collapse: bool = typer.Option(True, "--collapse/--no-collapse", help="Collapse near-duplicate hits."),
     width: Optional[int] = typer.Option(None, "--width", min=1, help="Graph search width (recall vs speed)."),
@@ -170,11 +171,11 @@ def search(
                     after=after, before=before, mode=mode, min_score=min_score, context=context,
                     collapse=collapse, width=width, recompute=recompute, rerank=_rerank_depth(rerank, rerank_depth))
     if as_json:
-        print(json.dumps(hits.to_dict("records"), indent=2, default=str, ensure_ascii=False))
+        print(jsonout.dumps(jsonout.records(hits), indent=2))
         return
     from ragbag.render import print_hits
 
-    print_hits(_console(), query, hits)
+    print_hits(_console(), query, hits, min_score)
 
 
 def _rerank_depth(rerank: bool, depth: int | None) -> int:
@@ -190,7 +191,7 @@ def list_sources(as_json: bool = typer.Option(False, "--json")) -> None:
     """Every registered source with its size and last build."""
     rows = _status_rows(Home())
     if as_json:
-        print(json.dumps(rows, indent=2))
+        print(jsonout.dumps(rows, indent=2))
         return
     from rich.table import Table
 
@@ -211,7 +212,7 @@ def status(
     home = Home()
     rows = _status_rows(home, name)
     if as_json:
-        print(json.dumps(rows if name is None else rows[0], indent=2))
+        print(jsonout.dumps(rows if name is None else rows[0], indent=2))
         return
     con = _console()
     for r in rows:
@@ -237,16 +238,20 @@ def remove(name: str = typer.Argument(..., help="The source to remove.")) -> Non
 
 @app.command("eval")
 def eval_cmd(
-    dataset: str = typer.Argument(..., help="A BEIR folder or a SQuAD-style .json file."),
+    dataset: str = typer.Argument(..., help="A BEIR folder, a SQuAD-style .json file, a home set (a folder "
+                                  "with home.json) or `personal` (the project's own personal-data set)."),
     mode: str = typer.Option("all", "--mode", help="keyword, vector, hybrid or all."),
     model: Optional[str] = typer.Option(None, "--model", help="Embedding model (default: this home's)."),
     home: Optional[str] = typer.Option(None, "--home", help="Keep the built index here and reuse it next time."),
     max_queries: Optional[int] = typer.Option(None, "--max-queries", help="Score only the first N queries."),
     rerank: bool = typer.Option(False, "--rerank", help="Score with the second-stage reranker on."),
     rerank_depth: Optional[int] = typer.Option(None, "--rerank-depth", min=2, help="Candidates --rerank re-scores."),
+    min_score: Optional[float] = typer.Option(None, "--min-score", help="Home sets: the floor negatives are "
+                                              "judged against (default: search's own)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Score retrieval on a dataset: nDCG@10, Recall@10, Recall@100, MRR@10 per mode."""
+    """Score retrieval on a dataset: nDCG@10, Recall@10, Recall@100, MRR@10 per mode (home sets:
+    hit@10, MRR@10, nDCG@10 per query kind, and how many negatives stay quiet)."""
     from ragbag import evaluate, query
 
     modes = list(query.MODES) if mode == "all" else [mode]
@@ -254,11 +259,22 @@ def eval_cmd(
         if m not in query.MODES:
             raise RagbagError(f"unknown mode {m!r}; use keyword, vector, hybrid or all")
     result = evaluate.evaluate(dataset, modes, home=home, model=model or Home().model, max_queries=max_queries,
-                               rerank=_rerank_depth(rerank, rerank_depth))
+                               rerank=_rerank_depth(rerank, rerank_depth), min_score=min_score)
     if as_json:
-        print(json.dumps(result, indent=2))
+        print(jsonout.dumps(result, indent=2))
         return
     from rich.table import Table
+
+    if "sources" in result:  # a home set: one table per mode, a row per query kind
+        for m, r in result["modes"].items():
+            table = Table("kind", "queries", "hit@10", "MRR@10", "nDCG@10", "quiet",
+                          title=f"{result['dataset']} ({m}): {result['documents']} docs in {result['sources']} "
+                                f"sources, {result['queries']} queries, {result['model']}, {r['ms_per_query']} ms/query")
+            for kind, row in r["kinds"].items():
+                table.add_row(kind, str(row["queries"]), *(f"{row[x]:.3f}" if x in row else "-"
+                                                            for x in ("hit@10", "MRR@10", "nDCG@10", "quiet")))
+            _console().print(table)
+        return
 
     table = Table("mode", *evaluate.MEASURES, "ms/query",
                   title=f"{result['dataset']}: {result['documents']} docs, {result['queries']} queries, {result['model']}")
@@ -295,7 +311,7 @@ def config_show() -> None:
     home = Home()
     from ragbag.embedding import MODELS
 
-    print(json.dumps({"config": home.config(), "embedding.model": home.model,
+    print(jsonout.dumps({"config": home.config(), "embedding.model": home.model,
                       "models": {n: m.about for n, m in MODELS.items()}}, indent=2))
 
 

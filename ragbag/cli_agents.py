@@ -6,12 +6,12 @@ Thin: each command parses its options and calls the engine (``ragbag.ask``, ``ra
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, List, Optional
 
 import typer
 
+from ragbag import jsonout
 from ragbag.errors import RagbagError
 from ragbag.home import Home
 
@@ -59,7 +59,7 @@ def ask(
     mode: str = typer.Option("hybrid", "--mode", help="Retrieval: hybrid, vector or keyword."),
     llm_name: Optional[str] = LLM, model: Optional[str] = MODEL, base_url: Optional[str] = BASE_URL,
     k: Optional[int] = typer.Option(None, "-k", "--top-k", min=1, max=50, help="Passages to retrieve (default 6)."),
-    min_score: Optional[float] = typer.Option(None, "--min-score", help="Relevance floor: cosine similarity (default 0.30)."),
+    min_score: Optional[float] = typer.Option(None, "--min-score", help="Relevance floor on the calibrated hybrid score (default 0.1)."),
     interactive: bool = typer.Option(False, "-i", "--interactive", help="Keep asking; the conversation is kept."),
     as_json: bool = typer.Option(False, "--json", help="Print {answer, citations, model} as JSON."),
 ) -> None:
@@ -93,7 +93,7 @@ def ask(
     if not interactive:
         a = one(question, None)
         if as_json:
-            print(json.dumps(a.as_json(), indent=2, ensure_ascii=False, default=str))
+            print(jsonout.dumps(a.as_json(), indent=2))
         return
     history: list[tuple[str, str]] = []
     sys.stderr.write(f"ragbag ask ({provider.label}) — empty line or Ctrl-D to quit\n")
@@ -139,7 +139,7 @@ def react(
     result = agent.Agent(provider, Tools(home, max_chars=agent.OBSERVATION_CHARS), max_steps=max_steps,
                          filters=flt, trace=printer).run(question)
     if as_json:
-        print(json.dumps(result.as_json(), indent=2, ensure_ascii=False, default=str))
+        print(jsonout.dumps(result.as_json(), indent=2))
         return
     if result.forced:
         sys.stderr.write(f"(answer forced: {result.forced})\n")

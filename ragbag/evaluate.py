@@ -30,6 +30,13 @@ class Dataset:
     qrels: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
+def _personal_set(home: str | Path | None) -> Path:
+    from ragbag import personal_eval
+
+    out = Path(home).parent / f"{Path(home).name}-personal" if home else Path(tempfile.mkdtemp(prefix="ragbag-personal-"))
+    return personal_eval.generate(out)
+
+
 def load(path: str | Path) -> Dataset:
     """A BEIR folder or a SQuAD-style JSON file."""
     path = Path(path)
@@ -143,7 +150,16 @@ def evaluate(
     path: str | Path, modes: Iterable[str], home: str | Path | None = None, model: str | None = None,
     max_queries: int | None = None, **search_kw,
 ) -> dict[str, Any]:
-    """Build the dataset and score each mode; the result is what `ragbag eval --json` prints."""
+    """Build the dataset and score each mode; the result is what `ragbag eval --json` prints.
+    ``personal`` is the project's own home set, generated next to ``home`` (or in a temporary
+    folder); a folder with ``home.json`` is scored per query kind (``ragbag.eval_homes``)."""
+    from ragbag import eval_homes
+
+    if str(path) == "personal":
+        path = _personal_set(home)
+    if eval_homes.is_home_set(Path(path)):
+        return eval_homes.evaluate(Path(path), list(modes), home=home, model=model, **search_kw)
+    search_kw.pop("min_score", None)  # the public sets are ranked to depth 100, unfloored
     ds = load(path)
     if max_queries:
         ds.queries = dict(sorted(ds.queries.items())[:max_queries])

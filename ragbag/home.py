@@ -8,6 +8,7 @@ never loses the registry.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import tempfile
@@ -146,9 +147,20 @@ class Home:
     @property
     def model(self) -> str:
         """The embedding model this home indexes and queries with."""
-        name = (self.config().get("embedding") or {}).get("model") or DEFAULT_MODEL
+        name = (self.config().get("embedding") or {}).get("model") or self._built_model() or DEFAULT_MODEL
         spec(name)  # validate early with a clear message
         return name
+
+    def _built_model(self) -> str | None:
+        """The model of what is already published, when config.yaml names none: a home built
+        before the default model changed keeps its model (and its index) until the user
+        chooses another, instead of being refused as stale."""
+        for manifest in sorted(self.index_root.glob("*/*/current/manifest.json")):
+            try:
+                return json.loads(manifest.read_text()).get("model")
+            except (OSError, ValueError):
+                continue
+        return None
 
     def set_config(self, key: str, value: str) -> None:
         """Set a dotted key (``embedding.model``) in config.yaml, validating what ragbag reads."""

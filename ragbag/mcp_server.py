@@ -18,6 +18,7 @@ import threading
 import time
 from typing import Any
 
+from ragbag import jsonout
 from ragbag.errors import RagbagError
 from ragbag.home import Home
 from ragbag.tools import MAX_CHARS, SPECS, Tools, validate
@@ -83,7 +84,7 @@ class Backend:
             from ragbag.build import run_builds
 
             (report,) = run_builds(self.home, [src], show_progress=False)
-            return json.loads(json.dumps(report, default=str))
+            return jsonout.clean(report)
         finally:
             self._build_lock.release()
 
@@ -108,7 +109,7 @@ def make_server(backend: Backend):
             if name not in {s["name"] for s in backend.specs}:
                 raise RagbagError(f"unknown tool {name!r}; tools: {', '.join(s['name'] for s in backend.specs)}")
             result = await anyio.to_thread.run_sync(backend.call, name, args, limiter=limiter)
-            text, is_error = json.dumps(result, ensure_ascii=False, default=str), False
+            text, is_error = jsonout.dumps(result), False
         except RagbagError as e:
             text, is_error = f"error: {e}", True
         except Exception as e:  # a bug must not take the server down

@@ -11,6 +11,7 @@ from ragbag import bm25
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 SNIPPET_CHARS = 320
+CODE_LINES = 12  # lines of a code hit shown in the terminal
 
 
 def snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> tuple[str, int]:
@@ -41,9 +42,10 @@ def highlight(text: str, terms: set[str]) -> Text:
     return out
 
 
-def print_hits(console: Console, query: str, hits) -> None:
+def print_hits(console: Console, query: str, hits, floor: float | None = None) -> None:
     if hits.empty:
-        console.print("no results")
+        console.print("no results" + (f" at or above the {floor:g} floor (`--min-score 0` shows weaker hits)"
+                                      if floor else ""))
         return
     terms = set(bm25.tokenize(query))
     for rank, hit in enumerate(hits.itertuples(index=False), 1):
@@ -60,5 +62,18 @@ def print_hits(console: Console, query: str, hits) -> None:
         ))
         if hit.uri and hit.uri != where:
             console.print(Text(f"    {hit.uri}", style="dim"))
+        if hit.connector == "code" and meta.get("line_start"):
+            for number, line in code_lines(hit.chunk_text, int(meta["line_start"]), terms):
+                console.print(Text(f"    {number:>5} │ ", style="dim").append(highlight(line, terms)))
+            continue
         text, _ = snippet(hit.text, terms)
         console.print(Text("    ").append(highlight(text, terms)))
+
+
+def code_lines(text: str, first_line: int, terms: set[str], limit: int = CODE_LINES) -> list[tuple[int, str]]:
+    """Up to ``limit`` numbered lines of a code chunk, as written (code flattened to one line is
+    unreadable), starting a little above the first line that holds a query term."""
+    lines = text.rstrip("\n").split("\n")
+    hit = next((n for n, line in enumerate(lines) if any(_matches(w, terms) for w in _WORD.findall(line))), 0)
+    start = max(0, min(hit - 2, len(lines) - limit))
+    return [(first_line + n, lines[n].rstrip()) for n in range(start, min(len(lines), start + limit))]

@@ -81,8 +81,15 @@ def cli(*args: str, env: dict | None = None, check: bool = True, timeout: int = 
     return proc
 
 
+def strict_json(text: str):
+    """json.loads that rejects NaN/Infinity, as JavaScript, jq and Go parsers do."""
+    def refuse(token: str):
+        raise ValueError(f"not strict JSON: {token}")
+    return json.loads(text, parse_constant=refuse)
+
+
 def cli_json(*args: str, **kw):
-    return json.loads(cli(*args, "--json", **kw).stdout)
+    return strict_json(cli(*args, "--json", **kw).stdout)
 
 
 def split_read(items) -> tuple[dict, set, list, dict]:

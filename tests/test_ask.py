@@ -76,7 +76,7 @@ def test_ask_errors_are_one_line(env):
 
 def test_injected_instructions_stay_inside_the_fence(kb):
     blocks, best = ask.retrieve("what is the cabin wifi password", kb)
-    assert best >= ask.DEFAULT_MIN_SCORE and blocks[0].uri.endswith("cabin.md")
+    assert best >= ask.floor(kb, "hybrid") and blocks[0].uri.endswith("cabin.md")
     rec = Recorder("The password is fjord-7731 [c:%s]." % blocks[0].citation)
     a = ask.ask("what is the cabin wifi password", rec, kb)
     messages, context = rec.seen[0]

@@ -78,7 +78,7 @@ def test_build_search_list_status_remove(home, tmp_path):
     assert listing["my-docs"]["documents"] == 3 and listing["my-docs"]["bytes"] > 0
     assert listing["repo"]["last_build"]
     st = cli_json("status", "repo")
-    assert st["built"] and st["model"] == "all-MiniLM-L6-v2" and st["path_exists"]
+    assert st["built"] and st["model"] == "multilingual-e5-small" and st["path_exists"]
 
     # A source that cannot be read fails alone, with a one-line reason; the others still build
     # and its previous index stays searchable.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 import anyio
@@ -10,7 +9,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 import connectors
-from conftest import RAGBAG, materialize_source, write
+from conftest import RAGBAG, materialize_source, strict_json, write
 from ragbag.home import Home
 from test_tools import built_home
 
@@ -27,7 +26,7 @@ def _server(home: Home, *args: str) -> StdioServerParameters:
 
 def _json(result) -> dict:
     assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
+    return strict_json(result.content[0].text)  # no NaN/Infinity: MCP clients parse strictly
 
 
 def _error(result) -> str:

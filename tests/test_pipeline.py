@@ -138,7 +138,7 @@ def test_sources_are_isolated_and_remove_only_touches_its_own(home, instance, tm
 
 
 def test_query_under_another_model_is_refused(built, home, monkeypatch):
-    other = embedding.ModelSpec("other-model", "x", 384, 256, path=embedding.spec(embedding.DEFAULT_MODEL).path)
+    other = embedding.ModelSpec("other-model", "x", 384, 256, path=embedding.spec(embedding.MINILM).path)
     monkeypatch.setitem(embedding.MODELS, "other-model", other)
     home.config_file.write_text("embedding:\n  model: other-model\n")
     with pytest.raises(RagbagError, match="rebuild"):
@@ -150,20 +150,20 @@ def test_numpy_encoder_matches_sentence_transformers():
     """Queries and small builds run the NumPy forward pass; it must give the vectors
     sentence-transformers gives (texts past the 256-token limit truncated the same way)."""
     texts = ["how do I reset my password", "黄山 缆车", "a" * 3000, " ".join(["lisbon gate code"] * 200)]
-    ref = embedding._sentence_transformer(embedding.DEFAULT_MODEL).encode(texts, normalize_embeddings=True)
-    s = embedding.spec(embedding.DEFAULT_MODEL)
+    ref = embedding._sentence_transformer(embedding.MINILM).encode(texts, normalize_embeddings=True)
+    s = embedding.spec(embedding.MINILM)
     enc = encoder(str(s.path()), s.max_tokens)
     for text, r in zip(texts, ref):
-        assert float(embedding.encode_query(text) @ r) > 0.9999
+        assert float(embedding.encode_query(text, embedding.MINILM) @ r) > 0.9999
         assert float(enc.encode(text) @ r) > 0.9999
 
 
 def test_a_small_batch_of_passages_is_embedded_without_importing_torch():
     code = ("import sys; from ragbag import embedding\n"
-            "v = embedding.encode_passages(['one short passage', 'and another'])\n"
+            "v = embedding.encode_passages(['one short passage', 'and another'], embedding.MINILM)\n"
             "big = embedding.NUMPY_PASSAGE_TOKENS + 1\n"
             "assert v.shape == (2, 384) and 'torch' not in sys.modules, sorted(sys.modules)\n"
-            "w = embedding.encode_passages(['one short passage'], total_tokens=big)\n"
+            "w = embedding.encode_passages(['one short passage'], embedding.MINILM, total_tokens=big)\n"
             "assert 'torch' in sys.modules and float(w[0] @ v[0]) > 0.9999\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                          cwd=Path(__file__).resolve().parents[1])

@@ -49,16 +49,23 @@ def test_context_merges_neighbouring_chunks_of_the_same_document(home_built):
 
 
 def test_min_score_is_a_floor_on_the_mode_score(home_built):
-    hits = query.search("harbour office lease", home=home_built, k=10, mode="vector", min_score=0.5)
-    assert len(hits) >= 1 and (hits["score"] >= 0.5).all()
-    assert query.search("quantum chromodynamics lecture", home=home_built, k=10, mode="vector", min_score=0.5).empty
+    from ragbag import embedding
+
+    lo, hi = embedding.spec(home_built.model).cosine_range
+    floor = lo + 0.4 * (hi - lo)  # cosine: a model-specific scale
+    hits = query.search("harbour office lease", home=home_built, k=10, mode="vector", min_score=floor)
+    assert len(hits) >= 1 and (hits["score"] >= floor).all()
+    assert query.search("quantum chromodynamics lecture", home=home_built, k=10, mode="vector", min_score=floor).empty
+    hybrid = query.search("harbour office lease", home=home_built, k=10, min_score=0.5)  # calibrated 0..1
+    assert len(hybrid) >= 1 and (hybrid["score"] >= 0.5).all()
+    assert query.search("quantum chromodynamics lecture", home=home_built, k=10, min_score=0.5).empty
 
 
 def test_cjk_queries_rank_by_keywords_under_an_english_model():
     assert query.vector_share("黄山 缆车", "all-MiniLM-L6-v2") == 0.0
-    assert query.vector_share("cable car", "all-MiniLM-L6-v2") == query.WEIGHTED_VECTOR_SHARE
+    assert query.vector_share("cable car", "all-MiniLM-L6-v2") == query.VECTOR_SHARE
     assert query.vector_share("cable car", "all-MiniLM-L6-v2", "rrf") == 0.5
-    assert query.vector_share("黄山 缆车", "multilingual-e5-small") == query.WEIGHTED_VECTOR_SHARE
+    assert query.vector_share("黄山 缆车", "multilingual-e5-small") == query.VECTOR_SHARE
 
 
 def test_fusion_rrf_and_weighted():
@@ -67,9 +74,10 @@ def test_fusion_rrf_and_weighted():
     rrf = query._fuse(vec, kw, "rrf", 0.5, 60)
     assert [j for _, j, _ in rrf] == [1, 3, 2]
     assert rrf[0][2] == pytest.approx(0.5 / 61 + 0.5 / 62)
-    # min-max: vec 1→1, 2→0.875, 3→0; kw 3→1, 1→0; share 0.6 → 1: 0.6, 2: 0.525, 3: 0.4
+    # min-max: vec 1→1, 2→0.875, 3→0; kw (short: the rest of the corpus scored 0) 3→1, 1→0.5;
+    # share 0.6 → 1: 0.8, 2: 0.525, 3: 0.4
     weighted = query._fuse(vec, kw, "weighted", 0.6)
-    assert [(j, round(s, 3)) for _, j, s in weighted] == [(1, 0.6), (2, 0.525), (3, 0.4)]
+    assert [(j, round(s, 3)) for _, j, s in weighted] == [(1, 0.8), (2, 0.525), (3, 0.4)]
     only_kw = query._fuse(vec, kw, "weighted", 0.0)
     assert [j for _, j, _ in only_kw][:2] == [3, 1]
 

@@ -19,7 +19,6 @@ from ragbag.llm import Provider, Reply, ToolCall
 LABEL = "Extracted from your documents (no language model; the most relevant sentences, quoted):"
 MAX_SENTENCES = 4
 MAX_SENTENCE_CHARS = 400
-DEFAULT_MIN_SCORE = 0.30  # same floor as `ask` (see ragbag.ask.DEFAULT_MIN_SCORE)
 _SPLIT = re.compile(r"(?<=[.!?。！？])\s+|\n\s*\n|\n(?=\s*[-*#>|]|\s*\d+[.)]\s)")
 
 
@@ -45,9 +44,11 @@ class ExtractiveProvider(Provider):
                 obs = json.loads(m["content"].split("\n", 1)[-1] if m["role"] != "tool" else m["content"])
             except ValueError:
                 continue
+            from ragbag.ask import DEFAULT_MIN_SCORE  # here: ask imports this package
+
             floor = float(self.options.get("min_score", DEFAULT_MIN_SCORE))
             for h in obs.get("hits") or []:
-                if h.get("vector_score") is None or h["vector_score"] >= floor:
+                if h.get("score") is None or h["score"] >= floor:  # the same floor as `ask`
                     passages.append((h["citation"], h["text"], h.get("vector_score")))
         if not searched and any(t["name"] == "search" for t in tools):
             return Reply("", [ToolCall("search", {"query": question, "k": 8}, "call_0")])

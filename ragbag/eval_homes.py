@@ -1,0 +1,173 @@
+"""Retrieval quality on a whole home: several sources of different connectors, judged per query kind.
+
+The public sets are one kind of text and one kind of question. A home set is what a person's
+data looks like — a folder with ``home.json`` (the sources: name, connector, path relative to
+the folder) and ``queries.jsonl`` (``_id``, ``text``, ``kind``, ``relevant``: a list of
+``{"source", "contains"}``, optional ``where``/``after``/``before``/``connectors``). A document
+is relevant when it belongs to that source and its text contains the string; judging by
+content, not ids, lets a connector window chats or split files as it likes. Every query runs
+with its filters and under a floor (``--min-score``, default ``ask``'s relevance floor), so
+what a floor silences counts against the positives too; queries with no relevant document are
+negatives, which pass ("quiet") when no hit reaches the floor.
+``ragbag eval personal`` generates the project's own set (``ragbag.personal_eval``).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragbag.errors import RagbagError
+from ragbag.home import Home
+
+DEPTH = 10
+MEASURES = ("Success@10", "RR@10", "nDCG@10")
+
+
+@dataclass
+class HomeSet:
+    name: str
+    root: Path
+    sources: list[dict[str, str]]
+    queries: list[dict[str, Any]]
+
+
+def is_home_set(path: Path) -> bool:
+    return path.is_dir() and (path / "home.json").exists() and (path / "queries.jsonl").exists()
+
+
+def load(path: Path) -> HomeSet:
+    meta = json.loads((path / "home.json").read_text(encoding="utf-8"))
+    queries = []
+    for n, line in enumerate((path / "queries.jsonl").read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                q = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise RagbagError(f"{path}/queries.jsonl:{n}: invalid JSON ({e.msg})") from None
+            queries.append(q)
+    return HomeSet(meta.get("name") or path.name, path, meta["sources"], queries)
+
+
+def build(ds: HomeSet, home: Home) -> dict[str, Any]:
+    """Register every source of the set in ``home`` and build them all through Dagster."""
+    from ragbag.build import run_builds
+
+    registered = home.sources()
+    named = tuple(s["connector"] for s in ds.sources)  # an unknown one fails when its build starts
+    for s in ds.sources:
+        if s["name"] not in registered:
+            home.add_source(s["name"], s["connector"], str((ds.root / s["path"]).resolve()), known=named)
+    started = time.time()
+    reports = run_builds(home, [home.source(s["name"]) for s in ds.sources], show_progress=False)
+    failed = [r for r in reports if r["status"] != "success"]
+    if failed:
+        raise RagbagError(f"building {ds.name} failed: {failed[0].get('source')}: {failed[0].get('failure')}")
+    return {"seconds": round(time.time() - started, 1),
+            "chunks": sum(r.get("chunks", 0) for r in reports),
+            "chunks_embedded": sum(r.get("chunks_embedded", 0) for r in reports),
+            "documents": sum(r.get("documents", 0) for r in reports)}
+
+
+def judgements(ds: HomeSet, home: Home) -> dict[str, set[tuple[str, str]]]:
+    """Relevant (source, doc_id) pairs per query, read from the published documents."""
+    from ragbag.stages import published_manifest
+    from ragbag.store import Store
+
+    store = Store(home.lance_uri)
+    texts: dict[str, list[tuple[str, str]]] = {}
+    for s in ds.sources:
+        manifest = published_manifest(home, home.source(s["name"]))
+        rows = store.published_rows("documents", s["name"], manifest["versions"]["documents"], ["doc_id", "text"])
+        texts[s["name"]] = list(zip(rows.column("doc_id").to_pylist(), rows.column("text").to_pylist()))
+    out = {}
+    for q in ds.queries:
+        rel = set()
+        for r in q.get("relevant", []):
+            found = {(r["source"], d) for d, t in texts.get(r["source"], []) if r["contains"] in (t or "")}
+            if not found:
+                raise RagbagError(f"{ds.name}: query {q['_id']}: no document of {r['source']!r} contains {r['contains']!r}")
+            rel |= found
+        out[q["_id"]] = rel
+    return out
+
+
+def run(ds: HomeSet, home: Home, rel: dict[str, set[tuple[str, str]]], mode: str,
+        min_score: float | None, **search_kw) -> dict[str, Any]:
+    """Search every query as a person would (with its filters and the floor ``min_score``, so a
+    floor that silences negatives costs the positives it drops), score per kind."""
+    import ir_measures
+    from ir_measures import parse_measure
+
+    from ragbag import embedding, query
+
+    if mode != "keyword":
+        embedding.prime_queries([q["text"] for q in ds.queries], home.model)
+    started = time.time()
+    ranking: dict[str, list[tuple[str, str]]] = {}
+    quiet: dict[str, bool] = {}
+    misses = []
+    for q in ds.queries:
+        hits = query.search(q["text"], k=DEPTH, mode=mode, home=home, where=q.get("where"),
+                            after=q.get("after"), before=q.get("before"), connectors=q.get("connectors"),
+                            min_score=min_score, **search_kw)
+        docs = list(dict.fromkeys(zip(hits["source"], hits["doc_id"])))
+        ranking[q["_id"]] = docs
+        if not rel[q["_id"]]:
+            quiet[q["_id"]] = hits.empty
+            if not hits.empty:
+                misses.append({"_id": q["_id"], "kind": q["kind"], "text": q["text"],
+                               "top_score": round(float(hits["score"].max()), 4)})
+        elif not any(d in rel[q["_id"]] for d in docs):
+            misses.append({"_id": q["_id"], "kind": q["kind"], "text": q["text"]})
+    ms = 1000 * (time.time() - started) / max(1, len(ds.queries))
+    measures = [parse_measure(m) for m in MEASURES]
+    kinds: dict[str, Any] = {}
+    for kind in sorted({q["kind"] for q in ds.queries}):
+        qs = [q for q in ds.queries if q["kind"] == kind]
+        positives = [q for q in qs if rel[q["_id"]]]
+        row: dict[str, Any] = {"queries": len(qs)}
+        if positives:
+            qrels = [ir_measures.Qrel(q["_id"], f"{s}/{d}", 1) for q in positives for s, d in rel[q["_id"]]]
+            run_ = [ir_measures.ScoredDoc(q["_id"], f"{s}/{d}", float(DEPTH - r))
+                    for q in positives for r, (s, d) in enumerate(ranking[q["_id"]])]
+            agg = ir_measures.calc_aggregate(measures, qrels, run_)
+            names = {"Success@10": "hit@10", "RR@10": "MRR@10", "nDCG@10": "nDCG@10"}
+            row.update({names[m]: round(float(agg.get(parse_measure(m), 0.0)), 4) for m in MEASURES})
+        negatives = [q for q in qs if not rel[q["_id"]]]
+        if negatives:
+            row["quiet"] = round(sum(quiet[q["_id"]] for q in negatives) / len(negatives), 4)
+        kinds[kind] = row
+    return {"kinds": kinds, "ms_per_query": round(ms, 1), "misses": misses}
+
+
+def evaluate(path: Path, modes: list[str], home: str | Path | None = None, model: str | None = None,
+             **search_kw) -> dict[str, Any]:
+    """Build the home set and score each mode per query kind (what `ragbag eval --json` prints)."""
+    from ragbag import ask
+
+    ds = load(path)
+    tmp = None
+    if home is None:
+        tmp = tempfile.TemporaryDirectory(prefix="ragbag-eval-")
+        home = Path(tmp.name) / "home"
+    h = Home(home).ensure()
+    try:
+        if model:
+            h.set_config("embedding.model", model)
+        built = build(ds, h)
+        rel = judgements(ds, h)
+        min_score = search_kw.pop("min_score", None)
+        results = {}
+        for mode in modes:
+            floor = min_score if min_score is not None else ask.floor(h, mode)
+            results[mode] = run(ds, h, rel, mode, floor, **search_kw)
+        return {"dataset": ds.name, "sources": len(ds.sources), "queries": len(ds.queries),
+                "model": h.model, **built, "search": search_kw, "modes": results}
+    finally:
+        if tmp is not None:
+            tmp.cleanup()

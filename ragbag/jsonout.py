@@ -1,0 +1,54 @@
+"""Strict JSON for everything ragbag prints or serves: ``--json``, MCP results, agent observations.
+
+Python's ``json`` writes a float NaN as a bare ``NaN``, which JavaScript, jq and Go reject. A
+pandas frame turns every missing score into NaN, so the leak is easy to reintroduce: every
+JSON ragbag emits goes through ``dumps`` here, which maps NaN/±Infinity (and pandas' NaT/NA)
+to ``null`` and then serialises with ``allow_nan=False``, so a stray non-finite value is a
+loud error in tests rather than a silently invalid document for a user.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+from typing import Any
+
+
+def clean(value: Any) -> Any:
+    """The value with every non-finite float and missing marker replaced by None, recursively;
+    NumPy scalars and arrays become plain Python."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [clean(v) for v in value]
+    if isinstance(value, (_dt.datetime, _dt.date)):
+        return value.isoformat()
+    module = type(value).__module__
+    if module.startswith("numpy"):
+        if hasattr(value, "tolist"):
+            return clean(value.tolist())
+    if module.startswith("pandas"):
+        import pandas as pd
+
+        if value is pd.NaT or value is pd.NA:
+            return None
+        if isinstance(value, pd.Timestamp):
+            return value.isoformat()
+        if isinstance(value, pd.DataFrame):
+            return records(value)
+    return str(value)
+
+
+def records(frame) -> list[dict[str, Any]]:
+    """A DataFrame's rows as strict-JSON-ready dicts (missing scores are None, not NaN)."""
+    return [clean(r) for r in frame.to_dict("records")]
+
+
+def dumps(value: Any, indent: int | None = None) -> str:
+    """Strict JSON text (no NaN/Infinity ever), non-ASCII kept readable."""
+    return json.dumps(clean(value), indent=indent, ensure_ascii=False, allow_nan=False)
