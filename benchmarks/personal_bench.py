@@ -5,12 +5,14 @@
 Generates the set (``ragbag.personal_eval``) into ``benchmarks/.work/personal``, builds it once
 per embedding model (homes ``benchmarks/.work/personal-<model>``; a rerun re-embeds nothing)
 and scores every query kind under:
-- ``hybrid``: the default (calibrated fusion, exact-term promotion), under ask's relevance floor;
+- ``hybrid``: the default (calibrated fusion, exact-term promotion); negatives judged at ask's
+  relevance floor (search has no default floor);
 - ``hybrid-old``: the fusion this round replaced — per-query min-max over each list's first 100
-  scores, a short or tied list normalised to 0, vector share 0.8, no exact-term promotion —
-  under the same floor;
+  scores, a short or tied list normalised to 0, vector share 0.8, no exact-term promotion;
 - ``vector`` (floor: the same point of the model's cosine range) and ``keyword`` (no floor) alone.
-Prints a markdown table per model (hit@10 / MRR@10 per kind, quiet share for negatives).
+Prints a markdown table per model (hit@10 / MRR@10 per kind, quiet share for negatives), and
+for the default hybrid what a floor would cost: per floor, the share of each kind's queries
+whose relevant hit in the top 10 still reaches it, and the share of negatives it silences.
 """
 
 from __future__ import annotations
@@ -66,9 +68,36 @@ def main() -> None:
         }
         with old_fusion():
             runs["hybrid-old"] = eval_homes.run(ds, home, rel, "hybrid", floor, fusion="weighted", alpha=0.8)
-        results[model] = {"built": built, "runs": runs}
+        results[model] = {"built": built, "runs": runs, "floors": floors(runs["hybrid"]["scores"])}
         print(table(model, runs))
+        print(floor_table(results[model]["floors"]))
     args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False))
+
+
+FLOORS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
+
+
+def floors(scores: dict) -> dict:
+    """Per floor: share of each positive kind kept (its relevant hit reaches the floor) and of
+    negatives silenced (no hit reaches it)."""
+    out = {}
+    for f in FLOORS:
+        kinds: dict[str, list[bool]] = {}
+        for s in scores.values():
+            if s["kind"] == "negative":
+                kinds.setdefault("negative", []).append(s["top"] is None or s["top"] < f)
+            else:
+                kinds.setdefault(s["kind"], []).append(s["relevant"] is not None and s["relevant"] >= f)
+        out[f] = {k: round(sum(v) / len(v), 3) for k, v in sorted(kinds.items())}
+    return out
+
+
+def floor_table(by_floor: dict) -> str:
+    kinds = list(next(iter(by_floor.values())))
+    lines = ["\n| floor | " + " | ".join(k if k != "negative" else "negatives quiet" for k in kinds) + " |",
+             "|---|" + "---|" * len(kinds)]
+    lines += [f"| {f} | " + " | ".join(f"{row[k]:.2f}" for k in kinds) + " |" for f, row in by_floor.items()]
+    return "\n".join(lines)
 
 
 def table(model: str, runs: dict) -> str:

@@ -116,6 +116,9 @@ class Agent:
         if max_steps < 1:
             raise RagbagError("--max-steps must be at least 1")
         self.provider = provider
+        # A result over the observation budget would be cut mid-JSON; the tools drop whole hits
+        # instead (and say so) when their budget is the agent's.
+        tools.max_chars = min(tools.max_chars, OBSERVATION_CHARS)
         self.tools = tools
         self.max_steps = max_steps
         self.filters = {k: v for k, v in (filters or {}).items() if v not in (None, [], "")}

@@ -136,7 +136,7 @@ def react(
            "after": after, "before": before}
     provider = _provider(home, llm_name, model, base_url)
     printer = _tracer() if trace else None
-    result = agent.Agent(provider, Tools(home, max_chars=agent.OBSERVATION_CHARS), max_steps=max_steps,
+    result = agent.Agent(provider, Tools(home), max_steps=max_steps,
                          filters=flt, trace=printer).run(question)
     if as_json:
         print(jsonout.dumps(result.as_json(), indent=2))

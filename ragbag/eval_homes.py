@@ -6,9 +6,9 @@ the folder) and ``queries.jsonl`` (``_id``, ``text``, ``kind``, ``relevant``: a 
 ``{"source", "contains"}``, optional ``where``/``after``/``before``/``connectors``). A document
 is relevant when it belongs to that source and its text contains the string; judging by
 content, not ids, lets a connector window chats or split files as it likes. Every query runs
-with its filters and under a floor (``--min-score``, default ``ask``'s relevance floor), so
-what a floor silences counts against the positives too; queries with no relevant document are
-negatives, which pass ("quiet") when no hit reaches the floor.
+with its filters, as `ragbag search` runs it (no floor); queries with no relevant document are
+negatives, which pass ("quiet") when no hit reaches a floor (``--min-score``, default ``ask``'s
+relevance floor: search itself has none, see README "Search options").
 ``ragbag eval personal`` generates the project's own set (``ragbag.personal_eval``).
 """
 
@@ -98,8 +98,8 @@ def judgements(ds: HomeSet, home: Home) -> dict[str, set[tuple[str, str]]]:
 
 def run(ds: HomeSet, home: Home, rel: dict[str, set[tuple[str, str]]], mode: str,
         min_score: float | None, **search_kw) -> dict[str, Any]:
-    """Search every query as a person would (with its filters and the floor ``min_score``, so a
-    floor that silences negatives costs the positives it drops), score per kind."""
+    """Search every query as a person would (with its filters), score per kind; negatives are
+    quiet when no hit reaches ``min_score``."""
     import ir_measures
     from ir_measures import parse_measure
 
@@ -110,18 +110,22 @@ def run(ds: HomeSet, home: Home, rel: dict[str, set[tuple[str, str]]], mode: str
     started = time.time()
     ranking: dict[str, list[tuple[str, str]]] = {}
     quiet: dict[str, bool] = {}
+    scores: dict[str, dict[str, Any]] = {}  # best score, and best relevant score, of each query's top 10
     misses = []
     for q in ds.queries:
         hits = query.search(q["text"], k=DEPTH, mode=mode, home=home, where=q.get("where"),
                             after=q.get("after"), before=q.get("before"), connectors=q.get("connectors"),
-                            min_score=min_score, **search_kw)
+                            **search_kw)
         docs = list(dict.fromkeys(zip(hits["source"], hits["doc_id"])))
         ranking[q["_id"]] = docs
+        found = [float(sc) for sc, d in zip(hits["score"], zip(hits["source"], hits["doc_id"])) if d in rel[q["_id"]]]
+        scores[q["_id"]] = {"kind": q["kind"], "top": float(hits["score"].max()) if len(hits) else None,
+                            "relevant": max(found) if found else None}
         if not rel[q["_id"]]:
-            quiet[q["_id"]] = hits.empty
-            if not hits.empty:
-                misses.append({"_id": q["_id"], "kind": q["kind"], "text": q["text"],
-                               "top_score": round(float(hits["score"].max()), 4)})
+            top = float(hits["score"].max()) if len(hits) else None
+            quiet[q["_id"]] = top is None or (min_score is not None and top < min_score)
+            if not quiet[q["_id"]]:
+                misses.append({"_id": q["_id"], "kind": q["kind"], "text": q["text"], "top_score": round(top, 4)})
         elif not any(d in rel[q["_id"]] for d in docs):
             misses.append({"_id": q["_id"], "kind": q["kind"], "text": q["text"]})
     ms = 1000 * (time.time() - started) / max(1, len(ds.queries))
@@ -142,7 +146,7 @@ def run(ds: HomeSet, home: Home, rel: dict[str, set[tuple[str, str]]], mode: str
         if negatives:
             row["quiet"] = round(sum(quiet[q["_id"]] for q in negatives) / len(negatives), 4)
         kinds[kind] = row
-    return {"kinds": kinds, "ms_per_query": round(ms, 1), "misses": misses}
+    return {"kinds": kinds, "ms_per_query": round(ms, 1), "misses": misses, "scores": scores}
 
 
 def evaluate(path: Path, modes: list[str], home: str | Path | None = None, model: str | None = None,

@@ -65,7 +65,7 @@ def test_cjk_queries_rank_by_keywords_under_an_english_model():
     assert query.vector_share("黄山 缆车", "all-MiniLM-L6-v2") == 0.0
     assert query.vector_share("cable car", "all-MiniLM-L6-v2") == query.VECTOR_SHARE
     assert query.vector_share("cable car", "all-MiniLM-L6-v2", "rrf") == 0.5
-    assert query.vector_share("黄山 缆车", "multilingual-e5-small") == query.VECTOR_SHARE
+    assert query.vector_share("黄山 缆车", "multilingual-e5-small") == query.CJK_VECTOR_SHARE
 
 
 def test_fusion_rrf_and_weighted():
