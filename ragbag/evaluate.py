@@ -33,7 +33,9 @@ class Dataset:
 def _personal_set(home: str | Path | None) -> Path:
     from ragbag import personal_eval
 
-    out = Path(home).parent / f"{Path(home).name}-personal" if home else Path(tempfile.mkdtemp(prefix="ragbag-personal-"))
+    """The generated set: next to an eval home, else in this RAGBAG_HOME's cache (regenerated
+    each time, identically)."""
+    out = Path(home).parent / f"{Path(home).name}-personal" if home else Home().ensure().root / "cache" / "personal-eval"
     return personal_eval.generate(out)
 
 

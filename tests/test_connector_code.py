@@ -163,7 +163,7 @@ APP_TSX = """export function App({ who }: { who: string }) {
 
 @pytest.fixture(scope="module")
 def count():
-    return token_counter()
+    return token_counter("all-MiniLM-L6-v2")  # the chunker tests were sized to its token counts
 
 
 @pytest.fixture()

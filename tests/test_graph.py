@@ -357,7 +357,8 @@ def test_compact_vectors_really_leave_the_disk(home, instance, tmp_path):
     assert lance < raw / 4, (lance, raw)
     assert cache < raw / 4, (cache, raw)  # compact sources keep their vectors out of the cache
     assert meta["graph"]["bytes"] < raw / 10
-    assert len(query.search("violin river", home=home, k=3)) == 3
+    # (collapse off: these texts share all their words but one, so they are near-duplicates)
+    assert len(query.search("violin river", home=home, k=3, collapse=False)) == 3
     # The plan: 5 % of the text by default; these chunks are too short for any layout to fit,
     # so the smallest one that passes the recall check is taken. A looser budget gives more.
     assert meta["graph"]["budget_bytes"] == int(0.05 * meta["graph"]["raw_text_bytes"])

@@ -210,17 +210,19 @@ def test_incremental_readers_use_cursor_and_seen(home, tmp_path):
 def test_switching_the_embedding_model_rebuilds_everything_with_it(built, home, instance):
     from conftest import cli
 
-    cli("config", "set", "embedding.model", "multilingual-e5-small")
+    # The default, multilingual model understands a Chinese paraphrase in vector mode.
     assert home.model == "multilingual-e5-small"
+    hits = query.search("在黄山乘坐索道看云海", home=home, k=1, mode="vector")
+    assert os.path.basename(hits.iloc[0]["uri"]) == "huangshan.txt"
+    cli("config", "set", "embedding.model", "all-MiniLM-L6-v2")
+    assert home.model == "all-MiniLM-L6-v2"
     with pytest.raises(RagbagError, match="rebuild"):
         query.search("faucet", home=home)
     meta = materialize_source(home, instance, "notes")
     assert meta["chunks"]["chunked_documents"] == 4  # budget changed with the model: re-chunked
     assert meta["embeddings"]["chunks_embedded"] == meta["chunks"]["chunks"]
-    assert meta["embeddings"]["model"] == "multilingual-e5-small"
-    # The multilingual model understands a Chinese paraphrase in vector mode.
-    hits = query.search("在黄山乘坐索道看云海", home=home, k=1, mode="vector")
-    assert os.path.basename(hits.iloc[0]["uri"]) == "huangshan.txt"
+    assert meta["embeddings"]["model"] == "all-MiniLM-L6-v2"
+    assert not query.search("faucet", home=home).empty
     proc = cli("config", "set", "embedding.model", "no-such-model", check=False)
     assert proc.returncode == 2 and "unknown embedding model" in proc.stderr
 

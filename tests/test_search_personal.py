@@ -186,3 +186,24 @@ def test_every_json_output_is_strict_json(home, tmp_path):
         assert "NaN" not in text and "Infinity" not in text, name
     hits = strict_loads(outputs["search cjk"])
     assert hits and all(h["vector_score"] is None or isinstance(h["vector_score"], float) for h in hits)
+
+
+def test_a_code_hit_keeps_its_lines_and_numbers():
+    from rich.console import Console
+
+    from ragbag import render
+
+    code = "import time\n\n\nclass Client:\n    def fetch(self, url):\n        for attempt in range(3):\n" \
+           "            try:\n                return get(url)\n            except OSError:\n                time.sleep(2 ** attempt)\n"
+    lines = render.code_lines(code, 40, {"attempt"}, limit=5)
+    assert lines[0] == (43, "class Client:") and [n for n, _ in lines] == [43, 44, 45, 46, 47]
+    assert lines[2][1] == "        for attempt in range(3):"  # indentation and line breaks kept
+    import pandas as pd
+
+    hits = pd.DataFrame([{"text": code, "chunk_text": code, "score": 0.5, "source": "repo", "connector": "code",
+                          "uri": "/r/client.py", "title": "client.py", "citation": "abc123",
+                          "metadata": {"line_start": 40, "line_end": 49}}])
+    console = Console(record=True, width=100)
+    render.print_hits(console, "retry attempt", hits)
+    out = console.export_text()
+    assert "   45 │         for attempt in range(3):" in out and "client.py:40-49" in out
