@@ -208,6 +208,10 @@ def read_exports(
 # --- AI conversations: exports ----------------------------------------------------------------
 
 
+# The key that marks the other AI vendor's conversations.json: (vendor, its connector).
+FOREIGN = {"chat_messages": ("Claude", "claude"), "mapping": ("ChatGPT", "chatgpt")}
+
+
 def read_conversation_exports(
     path: Path, cursor: dict | None, version: str, vendor: str, foreign: str,
     id_of: Callable[[dict], Any], build: Callable[[dict, str, str, str], "Record | None"],
@@ -216,7 +220,7 @@ def read_conversation_exports(
     or in export zips, is a list of conversations; ``build(conversation, id, uri, key)`` makes
     one record (None: nothing to index; ValueError: a garbage conversation, reported with its
     id). A list whose conversations carry the ``foreign`` key is the other vendor's export of
-    the same name, and is left alone."""
+    the same name: one error says so and which connector reads it (never an empty success)."""
 
     def wanted(name: str) -> bool:
         name = name.lower()
@@ -232,6 +236,9 @@ def read_conversation_exports(
             yield ReadError(uri, f"not a {vendor} export: expected a list of conversations")
             return
         if any(isinstance(c, dict) and foreign in c for c in convs[:20]):
+            other = FOREIGN[foreign]
+            yield ReadError(uri, f"a {other[0]} export (conversations with {foreign!r}), not a {vendor} one: "
+                                 f"add it with `ragbag add {other[1]} NAME PATH`")
             return
         for index, conv in enumerate(convs):
             conv_id = str(id_of(conv) or "") if isinstance(conv, dict) else ""

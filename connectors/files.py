@@ -157,8 +157,19 @@ def _multibyte(encoding: str) -> bool:
     return encoding.lower().replace("-", "_").startswith(_MULTIBYTE)
 
 
+def _mostly_utf8(data: bytes) -> str | None:
+    """The text, when a file is UTF-8 but for a few stray bytes (a pasted fragment, a cut-off
+    character): read as cp1252 every valid '€' would become 'â‚¬'. Valid multi-byte sequences
+    almost never occur by chance in legacy single-byte text, so at least four of them per
+    invalid byte says UTF-8; the invalid bytes become U+FFFD."""
+    text = data.decode("utf-8", errors="replace")
+    bad = text.count("\ufffd") - data.count("\ufffd".encode())
+    multibyte = sum(1 for ch in text if ord(ch) > 0x7F and ch != "\ufffd")
+    return text if multibyte >= 4 * max(1, bad) else None
+
+
 def decode(data: bytes) -> tuple[str, str]:
-    """(text, encoding). UTF-8 first; then the detector, which on short Western text often
+    """(text, encoding). UTF-8 first (also when only a few bytes are invalid); then the detector, which on short Western text often
     guesses a sibling code page (cp1250, cp932, cp775...), so cp1252 wins whenever it is no more
     chaotic."""
     for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
@@ -174,6 +185,9 @@ def decode(data: bytes) -> tuple[str, str]:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         pass
+    mostly = _mostly_utf8(data)
+    if mostly is not None:
+        return mostly, "utf-8"
     best = charset_normalizer.from_bytes(data).best()
     western = charset_normalizer.from_bytes(data, cp_isolation=["cp1252"]).best()
     # Coherence is unreliable on a few short words ("Café" read as cp775 "Cafķ" scored higher),

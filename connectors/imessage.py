@@ -25,7 +25,7 @@ Traps handled:
   NSString in it and reads its length-prefixed UTF-8 bytes (one byte, or 0x81 + 2 or 0x82 + 4
   bytes little-endian); a blob that is not such a stream is a ReadError for that message
   (``<file>#<ROWID>``) and the rest of its window is still read. U+FFFC attachment placeholders
-  are dropped;
+  become a space between the parts they separate;
 - tapbacks and reactions (``associated_message_type`` 2000–3007) and system rows (``item_type``
   other than 0: renames, members joining) are not content and are skipped;
 - Messages keeps chat.db open in WAL mode: it is read through :func:`connectors._sqlite.snapshot`
@@ -80,6 +80,7 @@ _NS_THRESHOLD = 10**12  # seconds since 2001 stay far below this until the year 
 _STREAM_HEADER = b"\x04\x0bstreamtyped"
 _STRING_TYPE = b"\x84\x01+"  # a new type string "+": the NSString's bytes follow
 _PLACEHOLDER = "\ufffc"  # attachment stand-in inside message text
+_AROUND_PLACEHOLDER = re.compile("[ \t]*\ufffc[ \t]*")
 _LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d (.*?): ", re.M)  # a message's first line
 _BATCH = 500
 
@@ -386,5 +387,6 @@ def _body(raw_text, blob) -> str:
             raise Unreadable("text is not UTF-8") from None
     if not text.replace(_PLACEHOLDER, "").strip() and blob is not None and not isinstance(blob, str):
         text = attributed_text(blob)
-    text = text.replace(_PLACEHOLDER, "").replace("\r\n", "\n").replace("\r", "\n")
+    # A placeholder stands between parts ("\ufffctest 1\ufffctest 2"): a space keeps the words apart.
+    text = _AROUND_PLACEHOLDER.sub(" ", text).replace("\r\n", "\n").replace("\r", "\n")
     return "\n".join(line.rstrip() for line in text.strip().split("\n"))

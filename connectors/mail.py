@@ -474,9 +474,9 @@ def _message(data: bytes, source: str, uri: str, folder: str, fmt: str, location
     if not any(k in headers for k in ("from", "to", "subject", "date", "message-id")):
         raise _Broken("no mail headers (From/To/Subject/Date/Message-ID) found")
     subject = " ".join(headers.get("subject", [""])[0].split())
-    sender = _addresses(headers.get("from", []))
-    to = _addresses(headers.get("to", []))
-    cc = _addresses(headers.get("cc", []))
+    sender = _addresses(msg, "from")
+    to = _addresses(msg, "to")
+    cc = _addresses(msg, "cc")
     message_id = _msgid(headers.get("message-id", [""])[0])
     created = _date(headers.get("date", [""])[0]) or fallback_date
 
@@ -584,12 +584,27 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
     return data.decode(declared or "latin-1", errors="replace")
 
 
-def _addresses(values: list[str]) -> list[tuple[str, str]]:
-    """(display name, lower-cased address) pairs of address headers."""
-    out = []
-    for name, addr in email.utils.getaddresses(values):
-        name, addr = " ".join(name.split()).strip("'\" "), addr.strip().lower()
-        if addr or name:
+# An unquoted address used as a display name ("alice@x <bob@x>"): the parser would read two
+# addresses and make alice the sender; quoted, it is the name of bob.
+_QUOTE_ADDRESS_NAME = re.compile(r'(^|,)\s*([^\s,<>"]+@[^\s,<>"]+)\s*<')
+
+
+def _addresses(msg: EmailMessage, field: str) -> list[tuple[str, str]]:
+    """(display name, lower-cased address) pairs of an address header, each address once.
+
+    Split before decoding: an RFC 2047 display name may hold a comma
+    (``=?iso-8859-1?Q?Last=DFName=2C_First?= <a@x>``), which decoded first would split the
+    name into a false address. A name that only repeats its address is dropped."""
+    raws = [_QUOTE_ADDRESS_NAME.sub(r'\1"\2" <', re.sub(r"\r?\n[ \t]+", " ", v if isinstance(v, str) else str(v)))
+            for k, v in msg.raw_items() if k.lower() == field]
+    out, seen = [], set()
+    for name, addr in email.utils.getaddresses(raws):
+        name, addr = " ".join(decode_header(name).split()).strip("'\" "), addr.strip().lower()
+        if name.lower().strip("<>") == addr:
+            name = ""
+        key = addr or name.lower()
+        if key and key not in seen:
+            seen.add(key)
             out.append((name, addr))
     return out
 

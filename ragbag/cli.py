@@ -247,7 +247,7 @@ def eval_cmd(
     rerank: bool = typer.Option(False, "--rerank", help="Score with the second-stage reranker on."),
     rerank_depth: Optional[int] = typer.Option(None, "--rerank-depth", min=2, help="Candidates --rerank re-scores."),
     min_score: Optional[float] = typer.Option(None, "--min-score", help="Home sets: the floor negatives are "
-                                              "judged against (default: search's own)."),
+                                              "judged against (default: ask's relevance floor, 0.1)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Score retrieval on a dataset: nDCG@10, Recall@10, Recall@100, MRR@10 per mode (home sets:

@@ -405,7 +405,8 @@ def _top(per_source: list[np.ndarray], masks, n: int, positive: bool, index: int
 
 
 def _fuse(vec, kw, fusion: str, share: float, rrf_k: int = RRF_K, model: str | None = None):
-    """Weighted sum of min-max normalised scores, of calibrated scores (``calibrate``), or
+    """Weighted sum of calibrated scores (cosine through the model's ``cosine_range``; the
+    keyword list arrives already divided by its ceiling), of min-max normalised scores, or
     weighted reciprocal-rank fusion; ``share`` is the vector list's weight, ``1 - share`` the
     keyword list's."""
     fused: dict[tuple[int, int], float] = {}

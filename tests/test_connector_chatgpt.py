@@ -213,6 +213,8 @@ def test_zip_folder_duplicates_and_bad_input(tmp_path):
         "truncated-export.zip": reasons["truncated-export.zip"],
         "garbage.zip!/conversations.json#67e4-broken": "no message tree (mapping)",
         "garbage.zip!/conversations.json#1": "not a conversation object (int)",
+        "claude/conversations.json": "a Claude export (conversations with 'chat_messages'), not a ChatGPT one: "
+                                     "add it with `ragbag add claude NAME PATH`",
     }
     assert reasons["conversations (1).json"].startswith("invalid JSON")
     assert "unreadable zip" in reasons["truncated-export.zip"]

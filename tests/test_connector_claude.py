@@ -160,7 +160,9 @@ def test_zip_folder_and_bad_input(tmp_path):
     assert reasons["conversations-2.json"].startswith("invalid JSON")
     assert "undecodable" in reasons["conversations-3.json"]
     assert "unreadable zip" in reasons["broken.zip"]
-    assert len(reasons) == 6
+    assert reasons["chatgpt/conversations.json"] == ("a ChatGPT export (conversations with 'mapping'), not a Claude "
+                                                     "one: add it with `ragbag add chatgpt NAME PATH`")
+    assert len(reasons) == 7
 
 
 def test_spans_by_exchange(tmp_path, count):

@@ -443,3 +443,18 @@ def test_cli_end_to_end(home, tmp_path):
     assert (rep["added"], rep["changed"], rep["deleted"], rep["documents"]) == (1, 0, 1, 12)
     assert rep["chunks_embedded"] == 1
     assert cli_json("search", "boats booked for the weekend", "-k", "1")[0]["title"] == "Kayak rental"
+
+
+@pytest.mark.parametrize("header, name, addr", [
+    ("=?iso-8859-1?Q?Last=DFName=2C_FirstName?= <first.last@example.org>", "LastßName, FirstName", "first.last@example.org"),
+    ("alice@example.org <bob@example.org>", "alice@example.org", "bob@example.org"),
+    ("=?utf-8?Q?bob=40example=2Eorg?= <Bob@Example.org>", "", "bob@example.org"),
+    ('"Baumann, Ingrid" <I.Baumann@HV.example>', "Baumann, Ingrid", "i.baumann@hv.example"),
+])
+def test_senders_are_addresses_and_names_stay_beside_them(tmp_path, header, name, addr):
+    raw = (f"From: {header}\nTo: {header}, =?utf-8?Q?x?= <{addr}>\nSubject: hi\n"
+           "Date: Mon, 6 Oct 2025 09:12:00 +0200\nMessage-ID: <a1@x>\n\nbody\n").encode("latin-1")
+    (tmp_path / "m.eml").write_bytes(raw)
+    (doc,) = [d for d in mail.read(str(tmp_path / "m.eml"), "s", None) if isinstance(d, Document)]
+    assert doc.metadata["from"] == addr and doc.metadata["from_name"] == name
+    assert doc.metadata["to"] == [addr]  # one entry, however often the address appears

@@ -160,9 +160,6 @@ def test_imessage_real_attributed_bodies(tmp_path):
         assert text in window[0].text
 
 
-@pytest.mark.xfail(strict=True, reason="imessage: U+FFFC attachment placeholders are removed without a "
-                   "separator, so imessage-exporter's MultiPart blob ('\\ufffctest 1\\ufffctest 2 \\ufffctest 3') "
-                   "reads 'test 1test 2'")
 def test_imessage_attachment_placeholders_do_not_glue_words(tmp_path):
     docs, errors, window = _blob_window(tmp_path, ["MultiPart"])
     assert not errors and len(window) == 1
