@@ -1,4 +1,4 @@
-"""Documents from calendars: one event per document, read from iCalendar (RFC 5545) files.
+"""Documents from calendars: one event (or task) per document, read from iCalendar (RFC 5545) files.
 
 Formats: ``.ics`` files (Apple Calendar / Outlook / Thunderbird exports, subscribed feeds) and
 Google Calendar export zips (``Calendar/<name>.ics`` in Takeout, or ``<email>.ics`` files in the
@@ -42,8 +42,16 @@ Incremental: per file (size, mtime → the events it produced); unchanged files 
 same event in several files (successive exports, or one invitation in two calendars) is kept
 once: the copy with the newest ``LAST-MODIFIED`` (else ``DTSTAMP``).
 
-Left out: ``VTODO``/``VJOURNAL``/``VFREEBUSY``, alarms, attachments, CalDAV servers, the macOS
-Calendar store (not ``.ics``; export the calendars instead), and ``discover()``.
+Tasks and journal entries are personal data too: each ``VTODO`` is a record (summary, due,
+start, completed, status, priority, description; ``kind: task``, ``created_at`` its due date,
+else its start) and each ``VJOURNAL`` one (``kind: journal``). A file holding a bare component
+without a ``VCALENDAR`` wrapper is read as if wrapped. A TZID is resolved from the file's own
+``VTIMEZONE`` (or the IANA/Windows tables), never from another file read earlier (icalendar's
+process-wide zone cache is reset per file). UID-less components that hash alike (same start,
+summary, place and text) stay separate records, numbered in file order.
+
+Left out: ``VFREEBUSY``, alarms, attachments, CalDAV servers, the macOS Calendar store (not
+``.ics``; export the calendars instead), and ``discover()``.
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import icalendar
 from dateutil.rrule import rruleset, rrulestr
+from icalendar.timezone import tzp
 from icalendar.timezone.windows_to_olson import WINDOWS_TO_OLSON
 
 from connectors._chat import export_files, one_line, read_exports, zip_members
@@ -83,7 +92,9 @@ _FREQS = {"SECONDLY": ("every second", "second"), "MINUTELY": ("every minute", "
 _MONTH_DAYS = {2: 29, 4: 30, 6: 30, 9: 30, 11: 30}
 _HTML = re.compile(r"<(br|p|div|a|b|i|u|ul|ol|li|span|html)\b[^>]*>", re.I)
 _BYDAY = re.compile(r"^([+-]?\d{1,2})?(MO|TU|WE|TH|FR|SA|SU)$")
-_UNTERMINATED = "file ends before END:VCALENDAR (truncated?); complete events kept"
+_UNTERMINATED = "file ends before END:VCALENDAR (truncated?); complete events and tasks kept"
+_COMPONENT = re.compile(r"^BEGIN:(VEVENT|VTODO|VJOURNAL)\s*$", re.I | re.M)
+_COMPONENT_END = re.compile(r"^END:(VEVENT|VTODO|VJOURNAL)[ \t]*\r?$", re.I | re.M)
 
 
 def read(path: Path, source: str, cursor: dict | None = None) -> Iterator[Document | ReadError | Seen | Cursor]:
@@ -121,13 +132,22 @@ def _calendar(data: bytes, uri: str, key: str, source: str):
     except Unreadable as exc:
         yield ReadError(uri, str(exc))
         return
+    upper = text.upper()
+    if "BEGIN:VCALENDAR" not in upper and _COMPONENT.search(text):
+        # A bare component file (one VEVENT/VTODO saved on its own) is valid input: wrap it.
+        text = f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\n{text.strip()}\r\nEND:VCALENDAR\r\n"
+        upper = text.upper()
     truncated = not text.rstrip().upper().endswith("END:VCALENDAR")
-    if truncated:  # keep what precedes the last complete event (icalendar drops it all otherwise)
-        end = text.upper().rfind("END:VEVENT")
-        text = text[:end] + "END:VEVENT\r\nEND:VCALENDAR\r\n" if end >= 0 else text
+    if truncated:  # keep what precedes the last complete component (icalendar drops it all otherwise)
+        ends = list(_COMPONENT_END.finditer(text))
+        text = text[:ends[-1].end()] + "\r\nEND:VCALENDAR\r\n" if ends else text
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            # icalendar caches every VTIMEZONE it has parsed, process-wide, and resolves a TZID
+            # a later file leaves undefined from that cache: the same file would then read
+            # differently beside another. Each file starts from the IANA zones alone.
+            tzp.use_zoneinfo()
             calendars = icalendar.Calendar.from_ical(text, multiple=True)
     except (ValueError, IndexError, KeyError) as exc:
         yield ReadError(uri, f"not an iCalendar file: {one_line(exc)}")
@@ -147,12 +167,74 @@ def _calendar(data: bytes, uri: str, key: str, source: str):
                 except ValueError:
                     continue
                 changed.setdefault(str(ev["UID"]), {})[_key(rid)] = str(ev.get("STATUS") or "").lower()
+        synthetic: dict[str, int] = {}  # UID-less components with the same identity, in file order
         for index, ev in enumerate(events):
             uid = str(ev.get("UID") or "")
             try:
-                yield _event(ev, uid, name, floating, changed.get(uid, {}), uri, key, source)
+                doc, stamp = _event(ev, uid, name, floating, changed.get(uid, {}), uri, key, source)
             except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
                 yield ReadError(f"{uri}#{uid or index}", one_line(exc))
+                continue
+            yield _unique(doc, uid, synthetic), stamp
+        for index, item in enumerate(cal.walk("VTODO") + cal.walk("VJOURNAL")):
+            uid = str(item.get("UID") or "")
+            try:
+                doc, stamp = _entry(item, uid, name, floating, uri, key, source)
+            except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
+                yield ReadError(f"{uri}#{uid or item.name.lower() + str(index)}", one_line(exc))
+                continue
+            yield _unique(doc, uid, synthetic), stamp
+
+
+def _unique(doc: Document, uid: str, seen: dict[str, int]) -> Document:
+    """Two UID-less components that hash alike (same start, summary, place, text) are two
+    records, not one: the second and later get their order in the file appended."""
+    if uid:
+        return doc
+    n = seen.get(doc.native_id, 0)
+    seen[doc.native_id] = n + 1
+    if n:
+        doc.native_id = f"{doc.native_id}#{n + 1}"
+        doc.uri = f"{doc.uri}#{n + 1}"
+    return doc
+
+
+def _entry(item, uid: str, calendar: str, floating: tzinfo, uri: str, key: str, source: str):
+    """A task (VTODO: summary, due, status, description) or journal entry (VJOURNAL) as a record.
+    ``created_at`` is when it is due (else starts, else was created), like an event's start."""
+    kind = "task" if item.name == "VTODO" else "journal"
+    summary = " ".join(_str(item.get("SUMMARY")).split()) or "(no title)"
+    meta: dict[str, Any] = {"uid": uid, "calendar": calendar, "kind": kind, "file": key}
+    lines = [f"{'Task' if kind == 'task' else 'Journal'}: {summary}"]
+    when = None
+    for prop, label in (("DTSTART", "Starts"), ("DUE", "Due"), ("COMPLETED", "Completed")):
+        if prop in item:
+            value, tz_name = _when(item, prop, floating)
+            meta[prop.lower()] = value.isoformat()
+            lines.append(f"{label}: {_show(value)}" + (f" ({tz_name})" if tz_name else ""))
+            when = value if prop == "DUE" or when is None else when
+    status = _str(item.get("STATUS")).lower()
+    if status:
+        meta["status"] = status
+        lines.append(f"Status: {status}")
+    if "PRIORITY" in item:
+        meta["priority"] = int(item["PRIORITY"])
+    categories = [str(c) for cat in _list(item.get("CATEGORIES")) for c in getattr(cat, "cats", [cat])]
+    if categories:
+        meta["categories"] = categories
+    lines.append(f"Calendar: {calendar}")
+    description = "\n".join(_str(d).replace("\r\n", "\n").strip() for d in _list(item.get("DESCRIPTION")))
+    if _HTML.search(description):
+        description = html_text(description)[1].strip()
+    text = "\n".join(lines) + "\n" + (f"\n{description}\n" if description else "")
+    created = _stamp(item, "CREATED")
+    created_at = _utc(when) if when is not None else created
+    updated_at = _stamp(item, "LAST-MODIFIED") or created
+    stamp = _stamp(item, "LAST-MODIFIED") or _stamp(item, "DTSTAMP")
+    native_id = uid or f"no-uid:{stable_hash(kind, calendar, summary, description, str(meta.get('due', '')), length=16)}"
+    doc = Document(source=source, connector=NAME, native_id=native_id, uri=f"{uri}#{native_id}", title=summary,
+                   text=text, created_at=created_at, updated_at=updated_at, authors=[], metadata=meta)
+    return doc, stamp.timestamp() if stamp else 0.0
 
 
 def _event(ev, uid: str, calendar: str, floating: tzinfo, changed: dict[str, str], uri: str,
@@ -209,7 +291,7 @@ def _event(ev, uid: str, calendar: str, floating: tzinfo, changed: dict[str, str
     created_at = _utc(start)
     updated_at = _stamp(ev, "LAST-MODIFIED") or _stamp(ev, "CREATED")
     stamp = _stamp(ev, "LAST-MODIFIED") or _stamp(ev, "DTSTAMP")
-    native_id = uid or f"no-uid:{stable_hash(calendar, start.isoformat(), summary, length=16)}"
+    native_id = uid or f"no-uid:{stable_hash(calendar, start.isoformat(), summary, meta.get('location', ''), description, length=16)}"
     if rid is not None:
         native_id += f"/{meta['recurrence_id']}"
     doc = Document(source=source, connector=NAME, native_id=native_id, uri=f"{uri}#{native_id}",

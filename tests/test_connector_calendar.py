@@ -253,3 +253,46 @@ def test_spans_fit(tmp_path, count):
         spans = calendar.spans(doc, count, 30)
         assert spans and all(count(doc.text[s.start : s.end]) <= 30 for s in spans)
     assert calendar.SCHEDULE == "0 */6 * * *"
+
+
+CUSTOM_ZONE = """BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VTIMEZONE\r\nTZID:Office Time\r\nBEGIN:STANDARD\r
+DTSTART:19700101T000000\r\nTZOFFSETFROM:+0100\r\nTZOFFSETTO:+0100\r\nEND:STANDARD\r\nEND:VTIMEZONE\r
+BEGIN:VEVENT\r\nUID:defines\r\nDTSTART;TZID=Office Time:20250101T160000\r\nSUMMARY:Defines the zone\r
+END:VEVENT\r\nEND:VCALENDAR\r\n"""
+USES_ZONE = """BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:uses\r
+DTSTART;TZID=Office Time:20250101T160000\r\nSUMMARY:Uses an undefined zone\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"""
+
+
+def _docs(path) -> dict[str, Document]:
+    return {d.native_id: d for d in calendar.read(path, "cal", None) if isinstance(d, Document)}
+
+
+def test_a_zone_is_resolved_from_the_file_itself_never_from_another(tmp_path):
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "b.ics").write_text(USES_ZONE)
+    both = tmp_path / "both"
+    both.mkdir()
+    (both / "a.ics").write_text(CUSTOM_ZONE)
+    (both / "b.ics").write_text(USES_ZONE)
+    by_itself = _docs(alone)["uses"].created_at
+    beside = _docs(both)
+    assert beside["uses"].created_at == by_itself == datetime(2025, 1, 1, 16, tzinfo=timezone.utc)
+    assert beside["defines"].created_at == datetime(2025, 1, 1, 15, tzinfo=timezone.utc)  # its own +01:00
+    assert _docs(alone)["uses"].created_at == by_itself  # and again after the other file was read
+
+
+def test_uidless_look_alikes_stay_two_and_tasks_are_records(tmp_path):
+    twin = "BEGIN:VEVENT\r\nDTSTART:20250301T090000Z\r\nSUMMARY:Stand-up\r\nEND:VEVENT\r\n"
+    todo = ("BEGIN:VTODO\r\nUID:t1\r\nSUMMARY:Renew passport\r\nDUE;VALUE=DATE:20250415\r\nSTATUS:NEEDS-ACTION\r\n"
+            "DESCRIPTION:Bring two photos and the old passport.\r\nEND:VTODO\r\n")
+    (tmp_path / "c.ics").write_text(f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\n{twin}{twin}{todo}END:VCALENDAR\r\n")
+    (tmp_path / "bare.ics").write_text(todo.replace("t1", "t2"))  # no VCALENDAR wrapper
+    items = list(calendar.read(tmp_path, "cal", None))
+    docs = {d.native_id: d for d in items if isinstance(d, Document)}
+    assert not [e for e in items if isinstance(e, ReadError)]
+    assert sum(d.title == "Stand-up" for d in docs.values()) == 2
+    task = docs["t1"]
+    assert task.metadata["kind"] == "task" and task.metadata["status"] == "needs-action"
+    assert "Bring two photos" in task.text and task.created_at == datetime(2025, 4, 15, tzinfo=timezone.utc)
+    assert "t2" in docs
