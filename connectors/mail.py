@@ -636,8 +636,9 @@ def normalise_subject(subject: str) -> str:
 
 
 def _body(msg: EmailMessage) -> tuple[str, list[tuple[str, str, str]]]:
-    """(body text, [(attachment name, type, text)]): the first inline text/plain part, else the
-    first inline text/html one; parts with a file name or ``attachment`` disposition are
+    """(body text, [(attachment name, type, text)]): the first inline text/plain part, unless it
+    is empty or only a stand-in for the HTML ("view this email in your browser"), else the first
+    inline text/html one; parts with a file name or ``attachment`` disposition are
     attachments, inline images with a Content-ID (logos) are neither. Each header is parsed
     once per part: the policy's header objects are what reading costs most."""
     attachments: list[tuple[str, str, str]] = []
@@ -658,13 +659,27 @@ def _body(msg: EmailMessage) -> tuple[str, list[tuple[str, str, str]]]:
             html = part
         elif ctype.startswith("text/") and plain is None and ctype != "text/html":
             plain = part  # text/enriched, text/x-...: better than nothing
-    if plain is not None:
-        text = _part_text(plain)
-    elif html is not None:
-        text = _html(_part_text(html))
-    else:
-        text = ""
+    text = _part_text(plain) if plain is not None else ""
+    if html is not None and _stands_in(text):
+        rendered = _html(_part_text(html))
+        if rendered.strip():
+            text = rendered
     return text.replace("\r\n", "\n").replace("\r", "\n"), attachments
+
+
+# What senders put in text/plain when the content is only in the HTML part.
+_STAND_IN = re.compile(
+    r"(html|rich[- ]text).{0,40}(content|version|message|mail|format)|view (it|this( e-?mail| message)?) "
+    r"(in|with) (your|a|an) (web )?browser|(e-?mail|message) (client|program) (does not|doesn't|cannot|can't) "
+    r"(support|display)|online version|im browser (an|öffnen)|webversion|version en ligne|versión web", re.I)
+
+
+def _stands_in(plain: str) -> bool:
+    """Whether a text/plain alternative carries no text of its own: empty, or a short notice
+    that the message is HTML ("This message contains HTML content", "view this email in your
+    browser"), so the HTML part is the content."""
+    words = plain.split()
+    return not words or (len(words) <= 40 and _STAND_IN.search(plain) is not None)
 
 
 def _leaves(part, depth: int = 0) -> Iterator[tuple[Any, str]]:

@@ -458,3 +458,27 @@ def test_senders_are_addresses_and_names_stay_beside_them(tmp_path, header, name
     (doc,) = [d for d in mail.read(str(tmp_path / "m.eml"), "s", None) if isinstance(d, Document)]
     assert doc.metadata["from"] == addr and doc.metadata["from_name"] == name
     assert doc.metadata["to"] == [addr]  # one entry, however often the address appears
+
+
+@pytest.mark.parametrize("plain", [
+    "This message contains HTML content. Please use an HTML-capable mail client.",
+    "Having trouble? View this email in your browser: https://news.example/v/123",
+    "",
+])
+def test_a_placeholder_text_part_gives_way_to_the_html(tmp_path, plain):
+    raw = ("From: Shop <news@shop.example>\nTo: jan@example.org\nSubject: Your order\nMessage-ID: <o1@shop.example>\n"
+           "Date: Mon, 6 Oct 2025 09:12:00 +0200\nMIME-Version: 1.0\nContent-Type: multipart/alternative; boundary=b\n\n"
+           f"--b\nContent-Type: text/plain; charset=utf-8\n\n{plain}\n--b\nContent-Type: text/html; charset=utf-8\n\n"
+           "<html><body><p>Order 448812937 ships on Friday with DHL.</p></body></html>\n--b--\n")
+    (tmp_path / "m.eml").write_text(raw)
+    (doc,) = [d for d in mail.read(str(tmp_path / "m.eml"), "s", None) if isinstance(d, Document)]
+    assert "Order 448812937 ships on Friday" in doc.text
+
+
+def test_a_real_text_part_is_kept_over_the_html(tmp_path):
+    raw = ("From: a@x.example\nTo: b@x.example\nSubject: s\nMessage-ID: <k1@x>\nDate: Mon, 6 Oct 2025 09:12:00 +0200\n"
+           "Content-Type: multipart/alternative; boundary=b\n\n--b\nContent-Type: text/plain\n\nPlain words here.\n"
+           "--b\nContent-Type: text/html\n\n<p>Styled words here, longer than the plain ones.</p>\n--b--\n")
+    (tmp_path / "m.eml").write_text(raw)
+    (doc,) = [d for d in mail.read(str(tmp_path / "m.eml"), "s", None) if isinstance(d, Document)]
+    assert "Plain words here." in doc.text and "Styled" not in doc.text
