@@ -139,8 +139,16 @@ def _report(src: Source, result, seconds: float) -> dict[str, Any]:
         "chunks": chunks.get("chunks", 0), "chunks_embedded": emb.get("chunks_embedded", 0),
         "graph": {k: meta.get("graph", {}).get(k) for k in ("profile", "mode", "recall_at_10", "bytes")},
         "errors": docs.get("errors", []), "failure": failure, "run_id": result.run_id,
-        "seconds": round(seconds, 2),
+        "seconds": round(seconds, 2), "warnings": _warnings(src, result.success, docs),
     }
+
+
+def _warnings(src: Source, success: bool, docs: dict[str, Any]) -> list[str]:
+    """Never silently empty: a source that read nothing and reported nothing says so."""
+    if success and not docs.get("documents") and not docs.get("errors"):
+        return [f"{src.connector} read 0 records and reported no errors under {src.path or 'its default places'}: "
+                f"is that the folder or export it reads? (see `ragbag add {src.connector} --help`)"]
+    return []
 
 
 @contextmanager

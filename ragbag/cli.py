@@ -358,6 +358,8 @@ def _print_reports(reports: list[dict[str, Any]]) -> None:
     for r in reports:
         if r.get("failure"):
             con.print(f"[red]{r['source']}: {r['failure']}[/]")
+        for w in r.get("warnings", []):
+            con.print(f"[yellow]{r['source']}: warning: {w}[/]")
         for e in r["errors"][:20]:
             con.print(f"[yellow]{r['source']}: {e['uri']}: {e['error']}[/]")
         if len(r["errors"]) > 20:

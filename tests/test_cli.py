@@ -111,3 +111,12 @@ def test_bad_filters_and_dates_are_one_line_errors(home):
         proc = cli(*args, check=False)
         assert proc.returncode == 2 and message in proc.stderr, (args, proc.stderr)
         assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_source_that_reads_nothing_is_a_warning_not_a_quiet_success(home, tmp_path):
+    folder = write(tmp_path / "exports", {"notes.xyz": "not a format the mail connector reads\n"})
+    cli("add", "mail", "inbox", str(folder))
+    (rep,) = cli_json("build", "inbox")
+    assert rep["status"] == "success" and rep["documents"] == 0 and rep["errors"] == []
+    assert len(rep["warnings"]) == 1 and "read 0 records and reported no errors" in rep["warnings"][0]
+    assert "warning: mail read 0 records" in cli("build", "inbox").stdout
