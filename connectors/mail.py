@@ -96,6 +96,17 @@ _CURSOR_VERSION = 1
 # 1789...@xxx Tue Jan 02 09:30:00 +0000 2024"; some tools write an RFC 822 date instead).
 _POSTMARK = re.compile(rb"^From \S+ +(\w{3},? +)?(\w{3} +\d{1,2}|\d{1,2} +\w{3}( +\d{4})?),? +\d{1,2}:\d\d")
 _HEADER_LINE = re.compile(rb"^[!-9;-~]+:")
+# Some exporters write the separator with no date ("From 1844347792267117879@xxx"): a message
+# starts there only when a header field follows, so a body line "From me" never splits one.
+_BARE_POSTMARK = re.compile(rb"^From \S+[ \t]*\r?\n?$")
+
+
+def _is_postmark(line: bytes, following: bytes | None) -> bool:
+    if not line.startswith(b"From "):
+        return False
+    if _POSTMARK.match(line):
+        return True
+    return bool(_BARE_POSTMARK.match(line)) and following is not None and bool(_HEADER_LINE.match(following))
 _ESCAPED_FROM = re.compile(rb"^>(>*From )", re.M)
 _PREFIX = re.compile(
     r"^\s*((re|fw|fwd|aw|wg|tr|sv|vs|antw|odp|rif|r|res|enc|答复|回复|回覆|转发|轉寄|转寄)"
@@ -204,6 +215,9 @@ def _read_root(root: Path, run: _Run, old_files: dict, old_mbox: dict) -> Iterat
         if kind is None:
             kind = _sniff(file)
         if kind is None:
+            if root.is_file():  # the user named this very file: say why it gives nothing
+                yield ReadError(str(file.absolute()), "not mail: no mbox 'From ' line and no header block "
+                                                      "with From: (and Date:, Message-ID:, To: or Subject:)")
             continue
         if kind == "mbox":
             yield from _read_mbox(file, rel, st, run, old_mbox.get(rel))
@@ -243,6 +257,8 @@ def _kind(file: Path, rel: str) -> str | None:
     parts = rel.split("/")
     if len(parts) >= 2 and parts[-2] in ("cur", "new") and _is_maildir(file.parent.parent):
         return "maildir"
+    if name.endswith(".msg"):
+        return "msg"
     if name.endswith((".msf", ".sqlite", ".db", ".plist", ".json", ".html", ".dat", ".wal",
                       ".sqlite-wal", ".sqlite-shm", ".db-wal", ".db-shm")):
         return "skip"
@@ -256,7 +272,8 @@ def _sniff(file: Path) -> str | None:
             head = fh.read(_SNIFF_BYTES)
     except OSError:
         return "eml" if file.suffix.lower() == ".eml" else None  # reported when read
-    if head.startswith(b"From ") and _POSTMARK.match(head.split(b"\n", 1)[0]):
+    first, _, after = head.partition(b"\n")
+    if _is_postmark(first + b"\n", after.split(b"\n", 1)[0]):
         return "mbox"
     if file.suffix.lower() == ".eml":
         return "eml"
@@ -264,12 +281,13 @@ def _sniff(file: Path) -> str | None:
 
 
 def _looks_like_headers(head: bytes) -> bool:
-    """A header block (first line a field) holding From: and Date: or Message-ID:."""
+    """A header block (first line a field) holding From: and one of Date:, Message-ID:, To:,
+    Subject: (a saved draft or a hand-made message often has neither date nor id)."""
     if not _HEADER_LINE.match(head):
         return False
     block = re.split(rb"\r?\n\r?\n", head, maxsplit=1)[0]
     names = {m.group(1).lower() for m in re.finditer(rb"^([!-9;-~]+):", block, re.M)}
-    return b"from" in names and (b"date" in names or b"message-id" in names)
+    return b"from" in names and bool(names & {b"date", b"message-id", b"to", b"subject"})
 
 
 def _read_single(file: Path, rel: str, kind: str, stamp: list, run: _Run) -> Iterator:
@@ -277,6 +295,10 @@ def _read_single(file: Path, rel: str, kind: str, stamp: list, run: _Run) -> Ite
     if kind == "skip":
         return
     uri = str(file.absolute())
+    if kind == "msg":
+        yield ReadError(uri, "an Outlook .msg (a binary OLE file) is not read: save it as .eml, or export "
+                             "the mailbox as mbox (File > Export in Outlook; Thunderbird's ImportExportTools)")
+        return
     try:
         if stamp[1] > MAX_MESSAGE_BYTES:
             raise _Broken(f"larger than {MAX_MESSAGE_BYTES // 2**20} MB ({stamp[1]} bytes), skipped")
@@ -423,12 +445,16 @@ def _mbox_messages(fh, start: int) -> Iterator[tuple[int, bytes, bool]]:
     fh.seek(start)
     lines: list[bytes] = []
     offset = pos = start
-    for line in fh:
-        if line.startswith(b"From ") and lines and _POSTMARK.match(line):
+    rest = iter(fh)
+    line = next(rest, None)
+    while line is not None:
+        following = next(rest, None)
+        if lines and _is_postmark(line, following):
             yield offset, b"".join(lines), True
             lines, offset = [], pos
         lines.append(line)
         pos += len(line)
+        line = following
     if lines:
         yield offset, b"".join(lines), lines[-1].endswith(b"\n")
 

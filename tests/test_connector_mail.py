@@ -482,3 +482,23 @@ def test_a_real_text_part_is_kept_over_the_html(tmp_path):
     (tmp_path / "m.eml").write_text(raw)
     (doc,) = [d for d in mail.read(str(tmp_path / "m.eml"), "s", None) if isinstance(d, Document)]
     assert "Plain words here." in doc.text and "Styled" not in doc.text
+
+
+def test_loose_messages_msg_files_and_non_mail_are_accounted_for(tmp_path):
+    write(tmp_path / "box", {
+        "draft": "From: jan@example.org\nTo: ingrid@hv.example\nSubject: Heizung\n\nBitte um Rückruf.\n",
+        "old.msg": b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 64,
+        "takeout.mbox": "From 1844347792267117879@xxx\nFrom: a@x.example\nSubject: one\nMessage-ID: <1@x>\n\n"
+                        "From me to you, a body line.\n\nFrom 1844347792267117880@xxx\nFrom: b@x.example\n"
+                        "Subject: two\nMessage-ID: <2@x>\n\nsecond\n",
+    })
+    items = list(mail.read(str(tmp_path / "box"), "s", None))
+    docs = {d.title: d for d in items if isinstance(d, Document)}
+    errors = {e.uri.rsplit("/", 1)[-1]: e.error for e in items if isinstance(e, ReadError)}
+    assert set(docs) == {"Heizung", "one", "two"}  # no Date/Message-ID, no .eml: still a message
+    assert "From me to you" in docs["one"].text  # a body line is not a separator
+    assert "Outlook .msg" in errors["old.msg"]
+    not_mail = tmp_path / "notes.txt"
+    not_mail.write_text("just some notes\n")
+    (err,) = [e for e in mail.read(str(not_mail), "s", None) if isinstance(e, ReadError)]
+    assert err.error.startswith("not mail")
