@@ -195,8 +195,14 @@ def _read_history(conn: sqlite3.Connection, file: Path, source: str, previous: d
         damaged, since, stats = True, None, {}
         yield ReadError(key, f"damaged visits table: {_one_line(exc)}")
     conn.text_factory = bytes  # decode per row: one bad value must not stop the file
-    sql = (f"SELECT u.id, u.url, u.title, u.visit_count, u.{s.last}, {desc} FROM {s.urls} u"
-           f" WHERE u.hidden = 0 AND COALESCE(u.{s.last}, 0) > 0 AND u.id > ? ORDER BY u.id")
+    # Older schemas (Firefox before 4: no moz_places.last_visit_date) keep visit times only in
+    # the visits table: the last visit is derived from it.
+    last = f"u.{s.last}" if s.last in columns else (
+        f"(SELECT MAX(v.{s.visit_time}) FROM {s.visits} v WHERE v.{s.visit_url} = u.id)")
+    shown = "u.hidden = 0 AND " if "hidden" in columns else ""
+    count = "u.visit_count" if "visit_count" in columns else "NULL"
+    sql = (f"SELECT u.id, u.url, u.title, {count}, {last}, {desc} FROM {s.urls} u"
+           f" WHERE {shown}COALESCE({last}, 0) > 0 AND u.id > ? ORDER BY u.id")
     for row in _scan(conn, sql, key):
         if isinstance(row, ReadError):
             damaged = True

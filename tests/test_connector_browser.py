@@ -486,3 +486,28 @@ def test_end_to_end_build_search_filter_and_deletion(home, tmp_path):
     assert rep["deleted"] == 1 and rep["added"] == 0 and rep["documents"] == 4
     hits = cli_json("search", "sourdough starter", "-k", "5")
     assert all("sourdough" not in h["metadata"]["url"] for h in hits)
+
+
+def test_an_old_firefox_schema_without_last_visit_date_is_read_from_its_visits(tmp_path):
+    """Firefox 3.x places.sqlite: moz_places has no last_visit_date; visits hold the times."""
+    profile = tmp_path / "Mozilla" / "Firefox" / "Profiles" / "old.default"
+    profile.mkdir(parents=True)
+    db = sqlite3.connect(profile / "places.sqlite")
+    db.executescript("""
+        CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url LONGVARCHAR, title LONGVARCHAR,
+            rev_host LONGVARCHAR, visit_count INTEGER DEFAULT 0, hidden INTEGER DEFAULT 0 NOT NULL,
+            typed INTEGER DEFAULT 0 NOT NULL, favicon_id INTEGER, frecency INTEGER DEFAULT -1 NOT NULL);
+        CREATE TABLE moz_historyvisits (id INTEGER PRIMARY KEY, from_visit INTEGER, place_id INTEGER,
+            visit_date INTEGER, visit_type INTEGER, session INTEGER);
+    """)
+    db.execute("INSERT INTO moz_places VALUES (1, 'https://www.dhl.de/track?id=JJD0001234567890', 'DHL Sendung',"
+               " 'ed.lhd.www.', 2, 0, 1, NULL, 100)")
+    db.execute("INSERT INTO moz_places VALUES (2, 'https://example.org/never', 'never visited', 'gro.elpmaxe.', 0, 0, 0, NULL, 0)")
+    for vid, day in ((1, 3), (2, 5)):
+        db.execute("INSERT INTO moz_historyvisits VALUES (?, 0, 1, ?, 1, 0)", (vid, firefox_time(at(day))))
+    db.commit()
+    db.close()
+    docs, _, errors, _ = split_read(browser.read(profile / "places.sqlite", "hist", None))
+    assert errors == [] and len(docs) == 1
+    (doc,) = docs.values()
+    assert doc.uri.endswith("JJD0001234567890") and doc.created_at == at(3) and doc.updated_at == at(5)
