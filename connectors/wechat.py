@@ -5,8 +5,9 @@ for group chats), as written by the WeChat exporters (WeChatTweak's ``/wechat/ch
 PyWxDump-style database dumps): an array of messages ``{localId, talker, type, content,
 createTime, isSentFromSelf, fromUser, toUser, displayName, …}``, where ``createTime`` is seconds
 since 1970 UTC (milliseconds are recognised too). A saved API answer (``{"chatLogs": [...]}``)
-is accepted as well. A folder is searched for ``*.json`` files; files that are valid JSON but
-not message lists (a contacts dump) are ignored.
+is accepted as well, and so is ``{"messages": [...]}`` with ``isSelf``/``sender`` (and the
+database dumps' ``CreateTime``/``StrContent``/``IsSender``). A folder is searched for ``*.json``
+files; one that is valid JSON but no message list (a contacts dump) is a ``ReadError`` saying so.
 
 Traps handled:
 
@@ -101,6 +102,10 @@ def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
     return window_spans(doc.text, count, max_tokens)
 
 
+_TIME_KEYS = frozenset({"createTime", "CreateTime", "create_time"})
+_MINE_KEYS = ("isSentFromSelf", "isSelf", "is_self", "isSender", "is_sender", "IsSender")
+
+
 def _split_name(key: str) -> tuple[str, str]:
     """(contact name, wxid) from ``<name>-<wxid>.json``; ("", stem) when there is no dash."""
     stem = Path(key).name.rsplit(".", 1)[0]
@@ -120,8 +125,10 @@ def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
         return
     if isinstance(data, dict):
         data = data.get("chatLogs", data.get("messages"))
-    if not isinstance(data, list) or not any(isinstance(r, dict) and "createTime" in r for r in data[:50]):
-        return  # valid JSON, but not a chat export
+    if not isinstance(data, list) or not any(isinstance(r, dict) and _TIME_KEYS & r.keys() for r in data[:50]):
+        yield ReadError(uri, "not a WeChat chat export: expected a list of messages with createTime "
+                             "(or {\"chatLogs\": [...]} / {\"messages\": [...]}); a contacts or other dump is not read")
+        return
     chat, chat_id = _split_name(key)
     talker = next((r.get("talker") for r in data if isinstance(r, dict) and r.get("talker")), None)
     chat_id = str(talker or chat_id)
@@ -159,17 +166,20 @@ def _message(record: Any, chat: str, is_group: bool, names: dict[str, str]) -> M
     """A text message, None for what is deliberately dropped; ValueError for garbage."""
     if not isinstance(record, dict):
         raise ValueError(f"not a message object ({type(record).__name__})")
-    when = parse_time(record.get("createTime"), naive_tz=None)
+    raw_time = next((record[k] for k in ("createTime", "CreateTime", "create_time") if k in record), None)
+    when = parse_time(raw_time, naive_tz=None)
     if when is None:
-        raise ValueError(f"no usable createTime ({one_line(repr(record.get('createTime')))})")
-    content = record.get("content", record.get("message"))
+        raise ValueError(f"no usable createTime ({one_line(repr(raw_time))})")
+    content = next((record[k] for k in ("content", "message", "msg", "StrContent") if k in record), None)
     if isinstance(content, dict):  # some exporters pre-parse quoted messages
         content = content.get("title") or content.get("content") or content.get("text")
     if content is None:
         content = ""
     if not isinstance(content, str):
         raise ValueError(f"content is a {type(content).__name__}, not text")
-    mine = record.get("isSentFromSelf", record.get("isSender", record.get("is_sender")))
+    # Exporters name "sent by me" differently: isSentFromSelf (WeChatTweak's chatlog API),
+    # isSelf, isSender / is_sender / IsSender (database dumps).
+    mine = next((record[k] for k in _MINE_KEYS if k in record), None)
     mine = mine in (True, 1, "1", "true", "True")
     sender_id = str(record.get("fromUser") or "")
     m = _PREFIX.match(content)

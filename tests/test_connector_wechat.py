@@ -188,7 +188,8 @@ def test_bad_files_and_records_are_reported_and_the_rest_read(tmp_path):
     docs, errors, _, _ = read_all(folder)
     reasons = {e.uri.rsplit("/", 1)[-1]: e.error for e in errors}
     assert reasons.keys() == {"Alice-wxid_alice01.json#109", "Alice-wxid_alice01.json#9",
-                              "Broken-wxid_broken5.json", "Noise-wxid_noise6.json"}
+                              "Broken-wxid_broken5.json", "Noise-wxid_noise6.json", "contacts.json"}
+    assert reasons["contacts.json"].startswith("not a WeChat chat export")  # said, not silently skipped
     assert "createTime" in reasons["Alice-wxid_alice01.json#109"]
     assert "not a message object" in reasons["Alice-wxid_alice01.json#9"]
     assert reasons["Broken-wxid_broken5.json"].startswith("invalid JSON")
@@ -281,3 +282,18 @@ def test_a_single_file_path_and_a_missing_path(tmp_path):
     items = list(wechat.read(tmp_path / "nope", "chats", None))
     assert isinstance(items[0], ReadError) and "no such file" in items[0].error
     assert wechat.SCHEDULE.split()[1:] == ["4", "*", "*", "*"]
+
+
+def test_the_messages_shape_with_isself_is_mine(tmp_path):
+    """{"messages": [{talker, isSelf, sender, createTime (ms)}]}: my messages are mine."""
+    t0 = 1_735_725_600_000
+    export = {"messages": [
+        {"talker": "wxid_wei88", "isSelf": False, "sender": "wxid_wei88", "createTime": t0, "type": 1,
+         "content": "明天几点的火车？"},
+        {"talker": "wxid_wei88", "isSelf": True, "sender": "wxid_me", "createTime": t0 + 60_000, "type": 1,
+         "content": "早上八点，G12次。"},
+    ]}
+    (tmp_path / "Wei-wxid_wei88.json").write_text(json.dumps(export, ensure_ascii=False))
+    docs, errors, _, _ = read_all(tmp_path)
+    assert errors == [] and len(docs) == 1
+    assert "Me: 早上八点" in docs[0].text and "Wei: 明天几点" in docs[0].text
