@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ragbag.errors import RagbagError
 from ragbag.home import Home
@@ -149,20 +150,28 @@ def run(ds: HomeSet, home: Home, rel: dict[str, set[tuple[str, str]]], mode: str
     return {"kinds": kinds, "ms_per_query": round(ms, 1), "misses": misses, "scores": scores}
 
 
+@contextmanager
+def eval_home(home: str | Path | None, model: str | None) -> Iterator[Home]:
+    """Where an evaluation builds: ``home`` (kept, so a rerun embeds nothing) or a temporary
+    home removed afterwards; ``model`` set in it when given."""
+    tmp = tempfile.TemporaryDirectory(prefix="ragbag-eval-") if home is None else None
+    try:
+        h = Home(Path(tmp.name) / "home" if tmp is not None else home).ensure()
+        if model:
+            h.set_config("embedding.model", model)
+        yield h
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
 def evaluate(path: Path, modes: list[str], home: str | Path | None = None, model: str | None = None,
              **search_kw) -> dict[str, Any]:
     """Build the home set and score each mode per query kind (what `ragbag eval --json` prints)."""
     from ragbag import ask
 
     ds = load(path)
-    tmp = None
-    if home is None:
-        tmp = tempfile.TemporaryDirectory(prefix="ragbag-eval-")
-        home = Path(tmp.name) / "home"
-    h = Home(home).ensure()
-    try:
-        if model:
-            h.set_config("embedding.model", model)
+    with eval_home(home, model) as h:
         built = build(ds, h)
         rel = judgements(ds, h)
         min_score = search_kw.pop("min_score", None)
@@ -172,6 +181,3 @@ def evaluate(path: Path, modes: list[str], home: str | Path | None = None, model
             results[mode] = run(ds, h, rel, mode, floor, **search_kw)
         return {"dataset": ds.name, "sources": len(ds.sources), "queries": len(ds.queries),
                 "model": h.model, **built, "search": search_kw, "modes": results}
-    finally:
-        if tmp is not None:
-            tmp.cleanup()

@@ -10,7 +10,6 @@ Metrics come from ir-measures (trec_eval underneath), not hand-written formulas.
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,14 +164,7 @@ def evaluate(
     ds = load(path)
     if max_queries:
         ds.queries = dict(sorted(ds.queries.items())[:max_queries])
-    tmp = None
-    if home is None:
-        tmp = tempfile.TemporaryDirectory(prefix="ragbag-eval-")
-        home = Path(tmp.name) / "home"
-    h = Home(home).ensure()
-    try:
-        if model:
-            h.set_config("embedding.model", model)
+    with eval_homes.eval_home(home, model) as h:
         built = build(ds, h)
         results = {}
         for mode in modes:
@@ -184,6 +176,3 @@ def evaluate(
             "model": h.model, "chunks": built["chunks"], "build_seconds": built["seconds"],
             "chunks_embedded": built["chunks_embedded"], "search": search_kw, "modes": results,
         }
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
