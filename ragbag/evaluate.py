@@ -34,7 +34,12 @@ def _personal_set(home: str | Path | None) -> Path:
 
     """The generated set: next to an eval home, else in this RAGBAG_HOME's cache (regenerated
     each time, identically)."""
-    out = Path(home).parent / f"{Path(home).name}-personal" if home else Home().ensure().root / "cache" / "personal-eval"
+    if home:
+        out = Path(home).parent / f"{Path(home).name}-personal"
+    else:
+        cache = Home().ensure().root / "cache"
+        cache.mkdir(mode=0o700, exist_ok=True)  # owner-only, like the rest of the home
+        out = cache / "personal-eval"
     return personal_eval.generate(out)
 
 
