@@ -349,6 +349,8 @@ def _sqlite_bytes(schema: str, fill) -> bytes:
     return bytes(data)
 
 
+# The schemas below are the one copy of each format's tables in the project: the connector
+# tests build their fixtures from them too.
 CHROME_SCHEMA = """
 CREATE TABLE meta(key LONGVARCHAR NOT NULL UNIQUE PRIMARY KEY, value LONGVARCHAR);
 CREATE TABLE urls(id INTEGER PRIMARY KEY AUTOINCREMENT,url LONGVARCHAR,title LONGVARCHAR,visit_count INTEGER DEFAULT 0 NOT NULL,typed_count INTEGER DEFAULT 0 NOT NULL,last_visit_time INTEGER NOT NULL,hidden INTEGER DEFAULT 0 NOT NULL);
@@ -356,13 +358,12 @@ CREATE TABLE visits(id INTEGER PRIMARY KEY AUTOINCREMENT,url INTEGER NOT NULL,vi
 CREATE TABLE visit_source(id INTEGER PRIMARY KEY,source INTEGER NOT NULL);
 CREATE TABLE keyword_search_terms (keyword_id INTEGER NOT NULL,url_id INTEGER NOT NULL,term LONGVARCHAR NOT NULL,normalized_term LONGVARCHAR NOT NULL);
 CREATE TABLE segments (id INTEGER PRIMARY KEY,name VARCHAR,url_id INTEGER NON NULL);
-CREATE TABLE downloads (id INTEGER PRIMARY KEY,guid VARCHAR NOT NULL,current_path LONGVARCHAR NOT NULL,target_path LONGVARCHAR NOT NULL,start_time INTEGER NOT NULL,received_bytes INTEGER NOT NULL,total_bytes INTEGER NOT NULL,state INTEGER NOT NULL,danger_type INTEGER NOT NULL,interrupt_reason INTEGER NOT NULL,hash BLOB NOT NULL,end_time INTEGER NOT NULL,opened INTEGER NOT NULL,last_access_time INTEGER NOT NULL,transient INTEGER NOT NULL,referrer VARCHAR NOT NULL,site_url VARCHAR NOT NULL,embedder_download_data VARCHAR NOT NULL,tab_url VARCHAR NOT NULL,tab_referrer_url VARCHAR NOT NULL,http_method VARCHAR NOT NULL,by_ext_id VARCHAR NOT NULL,by_ext_name VARCHAR NOT NULL,by_web_app_id VARCHAR NOT NULL,etag VARCHAR NOT NULL,last_modified VARCHAR NOT NULL,mime_type VARCHAR(255) NOT NULL,original_mime_type VARCHAR(255) NOT NULL);
 CREATE INDEX urls_url_index ON urls (url);
 CREATE INDEX visits_url_index ON visits (url);
 CREATE INDEX visits_from_index ON visits (from_visit);
 CREATE INDEX visits_time_index ON visits (visit_time);
 CREATE INDEX keyword_search_terms_index1 ON keyword_search_terms (keyword_id, normalized_term);
-INSERT INTO meta VALUES ('mmap_status', '-1'), ('version', '69'), ('last_compatible_version', '16');
+INSERT INTO meta VALUES ('version', '69'), ('last_compatible_version', '16');
 """
 FIREFOX_SCHEMA = """
 CREATE TABLE moz_origins ( id INTEGER PRIMARY KEY, prefix TEXT NOT NULL, host TEXT NOT NULL, frecency INTEGER NOT NULL, recalc_frecency INTEGER NOT NULL DEFAULT 0, alt_frecency INTEGER, recalc_alt_frecency INTEGER NOT NULL DEFAULT 0, UNIQUE (prefix, host) );
@@ -451,7 +452,8 @@ INSERT INTO _SqliteDatabaseProperties VALUES ('_ClientVersion', '17000'), ('coun
 """
 
 
-def _ts_length(n: int) -> bytes:
+def ts_length(n: int) -> bytes:
+    """A typedstream integer as used for byte-string lengths (the chat.db tests share it)."""
     if n < 0x80:
         return bytes([n])
     if n < 0x10000:
@@ -459,7 +461,8 @@ def _ts_length(n: int) -> bytes:
     return b"\x82" + n.to_bytes(4, "little")
 
 
-def _ts_class(name: bytes, version: int) -> bytes:
+def ts_class(name: bytes, version: int) -> bytes:
+    """A new typedstream class (84) named by a new shared string, with its version."""
     return b"\x84\x84" + bytes([len(name)]) + name + bytes([version])
 
 
@@ -468,10 +471,10 @@ def typedstream(text: str) -> bytes:
     NSAttributedString; the text as a length-prefixed UTF-8 byte string)."""
     data = text.encode("utf-8")
     out = b"\x04\x0bstreamtyped\x81\xe8\x03\x84\x01@\x84"
-    out += _ts_class(b"NSAttributedString", 0) + _ts_class(b"NSObject", 0) + b"\x85"
-    out += b"\x92\x84" + _ts_class(b"NSString", 1) + b"\x94"
-    out += b"\x84\x01+" + _ts_length(len(data)) + data + b"\x86"
-    out += b"\x84\x02iI\x01" + _ts_length(len(text.encode("utf-16-le")) // 2)
+    out += ts_class(b"NSAttributedString", 0) + ts_class(b"NSObject", 0) + b"\x85"
+    out += b"\x92\x84" + ts_class(b"NSString", 1) + b"\x94"
+    out += b"\x84\x01+" + ts_length(len(data)) + data + b"\x86"
+    out += b"\x84\x02iI\x01" + ts_length(len(text.encode("utf-16-le")) // 2)
     out += (b"\x92\x84\x84\x84\x0cNSDictionary\x00\x94\x84\x01i\x01\x92\x84\x96\x96\x1d"
             b"__kIMMessagePartAttributeName\x86\x92\x84\x84\x84\x08NSNumber\x00\x84\x84\x07"
             b"NSValue\x00\x94\x84\x01*\x84\x99\x99\x00\x86\x86\x86")

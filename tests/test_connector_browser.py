@@ -15,40 +15,9 @@ from connectors import browser
 from ragbag.documents import Document
 from ragbag.embedding import token_counter
 from ragbag.errors import RagbagError
+from ragbag.personal_eval import CHROME_SCHEMA, FIREFOX_SCHEMA  # Chromium's and Firefox's own tables
 
 UTC = timezone.utc
-# The schema Chromium's history backend creates (url_database.cc / visit_database.cc).
-CHROME_SCHEMA = """
-CREATE TABLE meta(key LONGVARCHAR NOT NULL UNIQUE PRIMARY KEY, value LONGVARCHAR);
-CREATE TABLE urls(id INTEGER PRIMARY KEY AUTOINCREMENT,url LONGVARCHAR,title LONGVARCHAR,visit_count INTEGER DEFAULT 0 NOT NULL,typed_count INTEGER DEFAULT 0 NOT NULL,last_visit_time INTEGER NOT NULL,hidden INTEGER DEFAULT 0 NOT NULL);
-CREATE TABLE visits(id INTEGER PRIMARY KEY AUTOINCREMENT,url INTEGER NOT NULL,visit_time INTEGER NOT NULL,from_visit INTEGER,external_referrer_url TEXT,transition INTEGER DEFAULT 0 NOT NULL,segment_id INTEGER,visit_duration INTEGER DEFAULT 0 NOT NULL,incremented_omnibox_typed_score BOOLEAN DEFAULT FALSE NOT NULL,opener_visit INTEGER,originator_cache_guid TEXT,originator_visit_id INTEGER,originator_from_visit INTEGER,originator_opener_visit INTEGER,is_known_to_sync BOOLEAN DEFAULT FALSE NOT NULL,consider_for_ntp_most_visited BOOLEAN DEFAULT FALSE NOT NULL,visited_link_id INTEGER DEFAULT 0 NOT NULL,app_id TEXT);
-CREATE TABLE visit_source(id INTEGER PRIMARY KEY,source INTEGER NOT NULL);
-CREATE TABLE keyword_search_terms (keyword_id INTEGER NOT NULL,url_id INTEGER NOT NULL,term LONGVARCHAR NOT NULL,normalized_term LONGVARCHAR NOT NULL);
-CREATE TABLE segments (id INTEGER PRIMARY KEY,name VARCHAR,url_id INTEGER NON NULL);
-CREATE INDEX urls_url_index ON urls (url);
-CREATE INDEX visits_url_index ON visits (url);
-CREATE INDEX visits_from_index ON visits (from_visit);
-CREATE INDEX visits_time_index ON visits (visit_time);
-CREATE INDEX keyword_search_terms_index1 ON keyword_search_terms (keyword_id, normalized_term);
-INSERT INTO meta VALUES ('version', '69'), ('last_compatible_version', '16');
-"""
-# The schema Firefox's Places creates (toolkit/components/places/nsPlacesTables.h), WAL mode.
-FIREFOX_SCHEMA = """
-CREATE TABLE moz_origins ( id INTEGER PRIMARY KEY, prefix TEXT NOT NULL, host TEXT NOT NULL, frecency INTEGER NOT NULL, recalc_frecency INTEGER NOT NULL DEFAULT 0, alt_frecency INTEGER, recalc_alt_frecency INTEGER NOT NULL DEFAULT 0, UNIQUE (prefix, host) );
-CREATE TABLE moz_places (   id INTEGER PRIMARY KEY, url LONGVARCHAR, title LONGVARCHAR, rev_host LONGVARCHAR, visit_count INTEGER DEFAULT 0, hidden INTEGER DEFAULT 0 NOT NULL, typed INTEGER DEFAULT 0 NOT NULL, frecency INTEGER DEFAULT -1 NOT NULL, last_visit_date INTEGER , guid TEXT, foreign_count INTEGER DEFAULT 0 NOT NULL, url_hash INTEGER DEFAULT 0 NOT NULL , description TEXT, preview_image_url TEXT, site_name TEXT, origin_id INTEGER REFERENCES moz_origins(id), recalc_frecency INTEGER NOT NULL DEFAULT 0, alt_frecency INTEGER, recalc_alt_frecency INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE moz_historyvisits (  id INTEGER PRIMARY KEY, from_visit INTEGER, place_id INTEGER, visit_date INTEGER, visit_type INTEGER, session INTEGER, source INTEGER DEFAULT 0 NOT NULL, triggeringPlaceId INTEGER);
-CREATE TABLE moz_bookmarks (  id INTEGER PRIMARY KEY, type INTEGER, fk INTEGER DEFAULT NULL, parent INTEGER, position INTEGER, title LONGVARCHAR, keyword_id INTEGER, folder_type TEXT, dateAdded INTEGER, lastModified INTEGER, guid TEXT, syncStatus INTEGER NOT NULL DEFAULT 0, syncChangeCounter INTEGER NOT NULL DEFAULT 1);
-CREATE INDEX moz_places_url_hashindex ON moz_places (url_hash);
-CREATE INDEX moz_places_hostindex ON moz_places (rev_host);
-CREATE INDEX moz_places_visitcount ON moz_places (visit_count);
-CREATE INDEX moz_places_frecencyindex ON moz_places (frecency);
-CREATE INDEX moz_places_lastvisitdateindex ON moz_places (last_visit_date);
-CREATE UNIQUE INDEX moz_places_guid_uniqueindex ON moz_places (guid);
-CREATE INDEX moz_places_originidindex ON moz_places (origin_id);
-CREATE INDEX moz_historyvisits_placedateindex ON moz_historyvisits (place_id, visit_date);
-CREATE INDEX moz_historyvisits_fromindex ON moz_historyvisits (from_visit);
-CREATE INDEX moz_historyvisits_dateindex ON moz_historyvisits (visit_date);
-"""
 CHROME_EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
 LINK, TYPED, RELOAD = 0x30000000, 0x30000001, 0x30000008  # core types with chain-start/end bits
 
