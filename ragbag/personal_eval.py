@@ -323,6 +323,13 @@ def make_pdf(pages: list[list[str]], title: str = "", author: str = "") -> bytes
     if title or author:
         objs.append(f"<< /Title ({_pdf_text(title)}) /Author ({_pdf_text(author)}) /Producer (ragbag personal_eval) >>".encode("ascii"))
         info = f" /Info {len(objs)} 0 R"
+    return pdf_file(objs, info)
+
+
+def pdf_file(objs: list[bytes], info: str = "") -> bytes:
+    """Numbered objects (the first the catalog) as a PDF file with a byte-exact xref table;
+    ``info`` is the trailer's `` /Info N 0 R`` when there is one. The file tests write theirs
+    through it too."""
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for k, body in enumerate(objs, 1):

@@ -12,6 +12,7 @@ import pytest
 from connectors import files
 from ragbag.documents import Document, ReadError
 from ragbag.embedding import token_counter
+from ragbag.personal_eval import pdf_file
 
 
 @pytest.fixture(scope="module")
@@ -40,21 +41,11 @@ def make_pdf(pages: list[list[str]], title: str = "") -> bytes:
             f"/Resources << /Font << /F1 3 0 R >> >> /Contents {5 + 2 * i} 0 R >>".encode()
         )
         objs.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
-    info = b""
+    info = ""
     if title:
         objs.append(f"<< /Title ({esc(title)}) >>".encode())
-        info = b" /Info %d 0 R" % len(objs)
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for k, body in enumerate(objs, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % k + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-    out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R%s >>\n" % (len(objs) + 1, info)
-    out += b"startxref\n%d\n%%%%EOF\n" % xref
-    return bytes(out)
+        info = f" /Info {len(objs)} 0 R"
+    return pdf_file(objs, info)
 
 
 PAGES = [
