@@ -212,15 +212,31 @@ def read_exports(
 FOREIGN = {"chat_messages": ("Claude", "claude"), "mapping": ("ChatGPT", "chatgpt")}
 
 
+def _conversation_list(data: Any, own: str) -> list | None:
+    """The conversations of a parsed export file: the vendor's list itself, the list under a
+    ``conversations`` key (account-wrapped dumps), or one conversation object on its own (what
+    browser exporters and the web app's API write per conversation); None for anything else."""
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict):
+        if isinstance(data.get("conversations"), list):
+            return data["conversations"]
+        if own in data or any(key in data for key in FOREIGN):
+            return [data]
+    return None
+
+
 def read_conversation_exports(
     path: Path, cursor: dict | None, version: str, vendor: str, foreign: str,
     id_of: Callable[[dict], Any], build: Callable[[dict, str, str, str], "Record | None"],
 ) -> Iterator[Document | ReadError | Seen | Cursor]:
     """``read()`` of the AI chat connectors: every ``conversations*.json`` under ``path``, loose
-    or in export zips, is a list of conversations; ``build(conversation, id, uri, key)`` makes
+    or in export zips (or ``path`` itself, whatever its name), holds conversations; ``build(conversation, id, uri, key)`` makes
     one record (None: nothing to index; ValueError: a garbage conversation, reported with its
     id). A list whose conversations carry the ``foreign`` key is the other vendor's export of
     the same name: one error says so and which connector reads it (never an empty success)."""
+
+    own = next(key for key, (name, _) in FOREIGN.items() if name == vendor)
 
     def wanted(name: str) -> bool:
         name = name.lower()
@@ -232,8 +248,10 @@ def read_conversation_exports(
         except Unreadable as exc:
             yield ReadError(uri, str(exc))
             return
-        if not isinstance(convs, list):
-            yield ReadError(uri, f"not a {vendor} export: expected a list of conversations")
+        convs = _conversation_list(convs, own)
+        if convs is None:
+            yield ReadError(uri, f"not a {vendor} export: expected a list of conversations, "
+                                 f"or one conversation with {own!r}")
             return
         if any(isinstance(c, dict) and foreign in c for c in convs[:20]):
             other = FOREIGN[foreign]

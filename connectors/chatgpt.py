@@ -5,6 +5,8 @@ Formats: the export zip (Settings → Data controls → Export: ``conversations.
 both (several exports and loose ``conversations*.json`` files may sit side by side). The file is
 a list of conversations ``{id | conversation_id, title, create_time, update_time, mapping,
 current_node, default_model_slug, gizmo_id, …}``, times in seconds since 1970 UTC (floats).
+A file given by its path may have any name and may hold one conversation object (what
+per-conversation exporters and the web app's API write) or ``{"conversations": [...]}``.
 Claude's export also names its file ``conversations.json``; those are recognised and left to
 the claude connector.
 

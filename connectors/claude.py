@@ -5,7 +5,8 @@ Formats: the export zip (Settings → Privacy → Export data: ``conversations.j
 both. The file is a list of conversations ``{uuid, name, summary, created_at, updated_at,
 chat_messages: [{uuid, sender: human|assistant, text, content: [blocks], created_at,
 attachments: [{file_name, extracted_content}], files: [{file_name}]}]}``, times ISO 8601 UTC.
-ChatGPT's export also names its file ``conversations.json``; those are left to the chatgpt
+A file given by its path may have any name and may hold one conversation object (what
+per-conversation exporters write) or ``{"conversations": [...]}``. ChatGPT's export also names its file ``conversations.json``; those are left to the chatgpt
 connector.
 
 Traps handled:
@@ -26,7 +27,7 @@ Traps handled:
 Text: ``User: …`` / ``Assistant: …`` paragraphs; chunks hold a question with its answer where they
 fit (``connectors._chat.turn_spans``); chunk metadata ``roles``, ``turn_start``, ``turn_end``.
 
-Metadata: ``title`` (the conversation name), ``conversation_id`` (uuid), ``created``/``updated``
+Metadata: ``title`` (the conversation name, or ``title`` in single-conversation dumps), ``conversation_id`` (uuid), ``created``/``updated``
 (ISO UTC; also ``created_at``/``updated_at``), ``turns``, ``attachments`` (file names),
 ``url`` (claude.ai link), ``file``. ``native_id`` = the conversation uuid.
 
@@ -90,7 +91,7 @@ def _conversation(conv: dict, conv_id: str, uri: str, key: str, source: str):
         return None  # an empty conversation: nothing to find
     created = parse_time(conv.get("created_at"))
     updated = parse_time(conv.get("updated_at")) or created
-    title = conversation_title(conv.get("name"), turns)
+    title = conversation_title(conv.get("name") or conv.get("title"), turns)
     meta = conversation_metadata(conv_id, title, roles, created, updated,
                                  f"https://claude.ai/chat/{conv_id}", key)
     meta["attachments"] = list(dict.fromkeys(attachments))

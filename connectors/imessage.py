@@ -78,6 +78,7 @@ VERSION = 1  # of the windows' cutting and rendering: another version's cursor r
 APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=timezone.utc)
 _NS_THRESHOLD = 10**12  # seconds since 2001 stay far below this until the year 33000
 _STREAM_HEADER = b"\x04\x0bstreamtyped"
+_OBJECT_END = b"\x86\x84"  # end of one object, start of the next
 _STRING_TYPE = b"\x84\x01+"  # a new type string "+": the NSString's bytes follow
 _PLACEHOLDER = "\ufffc"  # attachment stand-in inside message text
 _AROUND_PLACEHOLDER = re.compile("[ \t]*\ufffc[ \t]*")
@@ -153,11 +154,27 @@ def attributed_text(blob: bytes) -> str:
     else:
         raise Unreadable(f"attributedBody has an unknown length tag 0x{lead:02x}")
     if pos + length > len(blob):
-        raise Unreadable(f"attributedBody truncated: text of {length} bytes, {len(blob) - pos} left")
+        return _overrun_text(blob, pos, length)
     try:
         return blob[pos : pos + length].decode("utf-8")
     except UnicodeDecodeError:
         raise Unreadable("attributedBody text is not UTF-8") from None
+
+
+def _overrun_text(blob: bytes, pos: int, length: int) -> str:
+    """The text of a string whose declared length runs past the blob (seen in real databases).
+
+    The string object still ends where typedstream ends every object, ``86`` followed by the
+    next object's ``84``; the bytes up to there are the text when they are whole UTF-8. Anything
+    else is a truncated blob, and an error, never a guess.
+    """
+    end = blob.find(_OBJECT_END, pos)
+    if end < 0:
+        raise Unreadable(f"attributedBody truncated: text of {length} bytes, {len(blob) - pos} left")
+    try:
+        return blob[pos:end].decode("utf-8")
+    except UnicodeDecodeError:
+        raise Unreadable(f"attributedBody truncated: text of {length} bytes, {len(blob) - pos} left") from None
 
 
 def apple_time(value) -> datetime | None:

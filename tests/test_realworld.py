@@ -167,9 +167,6 @@ def test_imessage_attachment_placeholders_do_not_glue_words(tmp_path):
     assert "test 1" in window[0].text and "test 3" in window[0].text
 
 
-@pytest.mark.xfail(strict=True, reason="imessage: imessage-exporter's ExtraData blob declares a 157-byte "
-                   "string (81 9d 00) but holds 'This is parsing  ' before the end marker 0x86; the message "
-                   "becomes a ReadError ('attributedBody truncated') where imessage-exporter reads its text")
 def test_imessage_overlong_declared_length_keeps_text(tmp_path):
     docs, errors, window = _blob_window(tmp_path, ["ExtraData"])
     assert not errors
