@@ -434,6 +434,9 @@ def test_cli_end_to_end(home, tmp_path):
     assert {h["title"] for h in hits} == {"Quarterly figures", "Partial"}
     hits = cli_json("search", "energy", "-k", "20", "--before", "2010-01-01")
     assert [h["title"] for h in hits] == ["Pipeline capacity"]
+    hits = cli_json("search", "meeting", "-k", "20", "--where", '{"from": "wang@example.cn"}')
+    assert [h["metadata"]["from"] for h in hits] == ["wang@example.cn"]  # an encoded name, found by address
+    assert hits[0]["metadata"]["from_name"] == "王小明"
 
     # Incremental: one message appended to the mbox, one Maildir file deleted.
     with open(tree / "Thunderbird/Local Folders/Inbox", "ab") as fh:
