@@ -50,9 +50,10 @@ postgres:
 	@test -n "$(PG_INITDB)" || $(SUDO) apt-get install -y postgresql || \
 	  { $(SUDO) apt-get update && $(SUDO) apt-get install -y postgresql; }
 
-# The Dagster UI over the demo home (or RAGBAG_HOME=... make ui), bound to loopback.
+# The Dagster UI over the demo home (or RAGBAG_HOME=... make ui), bound to loopback; umask 077 so
+# the webserver's and daemon's own files (run history, schedules) are owner-only like the rest.
 ui: setup
-	RAGBAG_HOME="$${RAGBAG_HOME:-$(DEMO_HOME)}" DAGSTER_HOME="$${RAGBAG_HOME:-$(DEMO_HOME)}/dagster" \
+	umask 077 && RAGBAG_HOME="$${RAGBAG_HOME:-$(DEMO_HOME)}" DAGSTER_HOME="$${RAGBAG_HOME:-$(DEMO_HOME)}/dagster" \
 	  $(BIN)/dagster dev -h 127.0.0.1 -p 3000
 
 # Rebuild every source of one connector as one backfill run (after a chunker or model change):

@@ -15,7 +15,7 @@ import dagster as dg
 from dagster._utils.schedules import cron_string_iterator
 
 from assets.resources import RagbagHome
-from ragbag import checks, graph, stages
+from ragbag import checks, graph, leases, stages
 from ragbag.errors import RagbagError
 from ragbag.home import Home, Source
 from ragbag.store import Store
@@ -108,6 +108,11 @@ def connector_chain(
         )
         def _asset(context: dg.AssetExecutionContext, ragbag: RagbagHome) -> dg.MaterializeResult:
             home = ragbag.home()
+            step = context.get_step_execution_context().step.key
+            with leases.hold(home.lease_dir, context.run_id, step):  # the pool slot's holder
+                return _materialize(context, home)
+
+        def _materialize(context: dg.AssetExecutionContext, home: Home) -> dg.MaterializeResult:
             keys = list(context.partition_keys)
             if len(keys) == 1:  # a build, refresh or sensor run: exactly one source
                 source = _source(home, keys[0], connector)

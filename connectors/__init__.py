@@ -13,6 +13,9 @@ A connector module defines:
 Optionally:
 - ``discover() -> tuple[list[Path], list[str]]``: the data found in the platform's default
   places, and every place looked at (so "found nothing" can say where it looked);
+- an ``options`` keyword on ``read``: the source's ``options`` from ``sources.yaml``, which the
+  engine passes. Connectors that walk a folder read ``follow_links_outside`` there (see
+  ``connectors._walk``);
 - ``SCHEDULE``: a cron string for refreshes under ``dagster dev`` (default hourly), which a
   source can override with ``options: {schedule: "..."}`` in ``sources.yaml``.
 

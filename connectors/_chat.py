@@ -1,7 +1,9 @@
 """Helpers shared by the export connectors (wechat, chatgpt, claude, calendar).
 
 - **Finding exports**: a file or a folder (walked like the files connector: sorted, hidden
-  folders pruned); zips are read member by member in memory, never extracted, never written.
+  folders pruned, links leaving the folder reported instead of followed unless the source sets
+  ``follow_links_outside``, see :mod:`connectors._walk`); zips are read member by member in
+  memory, never extracted, never written.
 - **Incremental reading with duplicates** (:func:`read_exports`): the cursor holds, per export
   file, its size and mtime and the native ids it produced with a "stamp" (the record's last
   update). An unchanged file is not opened: its ids come back as ``Seen``. Exports are full
@@ -35,16 +37,18 @@ MAX_MEMBER_BYTES = 1024 * 1024 * 1024  # a zip member this big is refused (zip b
 # --- finding and opening exports -------------------------------------------------------------
 
 
-def export_files(path: Path, wanted: Callable[[str], bool]) -> tuple[list[tuple[Path, str]], list[ReadError]]:
+def export_files(path: Path, wanted: Callable[[str], bool], follow_outside: bool = False
+                 ) -> tuple[list[tuple[Path, str]], list[ReadError]]:
     """(file, key) for ``path`` itself or for every file under it whose name ``wanted`` accepts;
-    the key (the path relative to ``path``) names the file in the cursor."""
+    the key (the path relative to ``path``) names the file in the cursor. ``follow_outside``:
+    whether links leaving ``path`` are followed (the source's ``follow_links_outside``)."""
     path = Path(path)
     if path.is_file():
         return [(path, path.name)], []
     if not path.is_dir():
         return [], [ReadError(str(path.absolute()), "no such file or directory")]
     errors: list[ReadError] = []
-    found = [(f, rel) for f, rel in walk(path, errors) if wanted(f.name)]
+    found = walk(path, errors, wanted, follow_outside)
     return found, errors
 
 
@@ -229,6 +233,7 @@ def _conversation_list(data: Any, own: str) -> list | None:
 def read_conversation_exports(
     path: Path, cursor: dict | None, version: str, vendor: str, foreign: str,
     id_of: Callable[[dict], Any], build: Callable[[dict, str, str, str], "Record | None"],
+    follow_outside: bool = False,
 ) -> Iterator[Document | ReadError | Seen | Cursor]:
     """``read()`` of the AI chat connectors: every ``conversations*.json`` under ``path``, loose
     or in export zips (or ``path`` itself, whatever its name), holds conversations; ``build(conversation, id, uri, key)`` makes
@@ -287,7 +292,8 @@ def read_conversation_exports(
             return
         yield from convert(data, str(file.absolute()), key)
 
-    files, errors = export_files(Path(path), lambda name: name.lower().endswith(".zip") or wanted(name))
+    files, errors = export_files(Path(path), lambda name: name.lower().endswith(".zip") or wanted(name),
+                                 follow_outside)
     yield from errors
     yield from read_exports(files, parse, cursor, version)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
 import tempfile
@@ -11,9 +10,11 @@ from pathlib import Path
 from typing import Callable, Iterator
 from urllib.parse import quote
 
+from connectors._walk import Entry, walk
 from connectors.files import Unreadable
 from ragbag.documents import Cursor, Document, ReadError, Seen
 from ragbag.errors import RagbagError
+from ragbag.home import temporary_prefix
 
 # read_db(conn, file, source, previous_state, state_out, key) yields the records of one database
 DatabaseReader = Callable[..., Iterator["Document | ReadError | Seen"]]
@@ -30,7 +31,9 @@ def snapshot(path: Path) -> Iterator[sqlite3.Connection]:
     immutable open ignores the WAL, though, and would read half a transaction where a hot
     rollback journal exists, so with a ``-wal`` or a non-empty ``-journal`` the database and its
     side file are copied into a private temporary folder (retried while they change under the
-    copy) and the copy is opened: SQLite replays the WAL or rolls the journal back there.
+    copy) and the copy is opened: SQLite replays the WAL or rolls the journal back there. The
+    folder is under the home and named for this process, so the next ragbag process deletes
+    what a killed build left.
     Raises :class:`Unreadable` for a file that is not a SQLite database at all.
     """
     with open(path, "rb") as f:
@@ -44,7 +47,7 @@ def snapshot(path: Path) -> Iterator[sqlite3.Connection]:
         finally:
             conn.close()
         return
-    with tempfile.TemporaryDirectory(prefix="ragbag-sqlite-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=temporary_prefix("sqlite")) as tmp:
         copy = Path(tmp) / "copy.db"
         _copy_settled(path, sides, copy)
         conn = sqlite3.connect(copy)
@@ -93,10 +96,11 @@ def _copy_settled(path: Path, sides: list[str], copy: Path, tries: int = 5) -> N
 def read_databases(
     path: Path | None, source: str, cursor: dict | None, *, what: str, names: tuple[str, ...],
     discover: Callable[[], tuple[list[Path], list[str]]], read_db: DatabaseReader,
-    prune: frozenset[str] = frozenset(), denied_hint: str = "",
+    prune: frozenset[str] = frozenset(), denied_hint: str = "", follow_outside: bool = False,
 ) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every database called one of ``names`` under ``path`` (or in the default places), each
-    read by ``read_db`` through a :func:`snapshot`, with one cursor entry per file.
+    read by ``read_db`` through a :func:`snapshot`, with one cursor entry per file. Under a
+    folder, links leaving it are followed only with ``follow_outside`` (see :mod:`connectors._walk`).
 
     A database that cannot be read is a ``ReadError``; when none can, the build fails with a
     one-line reason instead of wiping the stored index as if everything had been deleted.
@@ -111,7 +115,7 @@ def read_databases(
         if path.is_file():
             files = [path]
         elif path.is_dir():
-            files = find(path, names, errors, prune)
+            files = find(path, names, errors, prune, follow_outside)
             if not files and not errors:
                 raise RagbagError(f"no {what} ({' or '.join(names)}) under {path}")
         else:
@@ -140,16 +144,13 @@ def read_databases(
     yield Cursor({"files": state})
 
 
-def find(root: Path, names: tuple[str, ...], errors: list[ReadError], prune: frozenset[str] = frozenset()) -> list[Path]:
+def find(root: Path, names: tuple[str, ...], errors: list[ReadError], prune: frozenset[str] = frozenset(),
+         follow_outside: bool = False) -> list[Path]:
     """Files called one of ``names`` under ``root``, hidden folders included (``.mozilla``)."""
-    def failed(exc: OSError) -> None:
-        errors.append(ReadError(str(Path(exc.filename).absolute()), f"unreadable: {exc.strerror}"))
+    def keep(entry: Entry) -> bool:
+        return entry.name not in prune if entry.is_dir else entry.name in names
 
-    found = []
-    for folder, dirs, files in os.walk(root, onerror=failed):
-        dirs[:] = sorted(d for d in dirs if d not in prune)
-        found += [Path(folder, n) for n in files if n in names]
-    return sorted(found)
+    return sorted(file for file, _ in walk(root, errors, keep=keep, follow_outside=follow_outside))
 
 
 def one_line(exc: Exception) -> str:

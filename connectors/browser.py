@@ -55,6 +55,7 @@ from urllib.parse import unquote, urlsplit
 
 from connectors._sqlite import one_line as _one_line
 from connectors._sqlite import read_databases
+from connectors._walk import follows_outside
 from connectors.files import Unreadable
 from ragbag.chunking import TokenCounter, prose_spans
 from ragbag.documents import Cursor, Document, ReadError, Seen, Span
@@ -134,11 +135,13 @@ def discover() -> tuple[list[Path], list[str]]:
     return found, looked
 
 
-def read(path: Path | None, source: str, cursor: dict | None = None
+def read(path: Path | None, source: str, cursor: dict | None = None, options: dict | None = None
          ) -> Iterator[Document | ReadError | Seen | Cursor]:
-    """Every visited page of every history database under ``path`` (see the module doc)."""
+    """Every visited page of every history database under ``path`` (see the module doc).
+    ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     return read_databases(path, source, cursor, what="browser history", names=FILE_NAMES,
-                          discover=discover, read_db=_read_history, prune=frozenset(_PRUNE))
+                          discover=discover, read_db=_read_history, prune=frozenset(_PRUNE),
+                          follow_outside=follows_outside(source, options))
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:

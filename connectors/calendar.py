@@ -70,6 +70,7 @@ from icalendar.timezone import tzp
 from icalendar.timezone.windows_to_olson import WINDOWS_TO_OLSON
 
 from connectors._chat import export_files, one_line, read_exports, zip_members
+from connectors._walk import follows_outside
 from connectors.files import Unreadable, decode, html_text
 from ragbag.chunking import TokenCounter, prose_spans
 from ragbag.documents import Cursor, Document, ReadError, Seen, Span, stable_hash
@@ -97,9 +98,12 @@ _COMPONENT = re.compile(r"^BEGIN:(VEVENT|VTODO|VJOURNAL)\s*$", re.I | re.M)
 _COMPONENT_END = re.compile(r"^END:(VEVENT|VTODO|VJOURNAL)[ \t]*\r?$", re.I | re.M)
 
 
-def read(path: Path, source: str, cursor: dict | None = None) -> Iterator[Document | ReadError | Seen | Cursor]:
-    """Every event in the ``.ics`` files and Google Calendar zips under ``path``."""
-    files, errors = export_files(Path(path), lambda name: name.lower().endswith(_EXTS + (".zip",)))
+def read(path: Path, source: str, cursor: dict | None = None, options: dict | None = None
+         ) -> Iterator[Document | ReadError | Seen | Cursor]:
+    """Every event in the ``.ics`` files and Google Calendar zips under ``path``.
+    ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
+    files, errors = export_files(Path(path), lambda name: name.lower().endswith(_EXTS + (".zip",)),
+                                 follows_outside(source, options))
     yield from errors
     yield from read_exports(files, lambda file, key: _read_file(file, key, source), cursor, _VERSION)
 

@@ -54,6 +54,7 @@ from connectors._chat import (
     conversation_metadata, conversation_title, parse_time, read_conversation_exports, render_turns,
     turn_spans,
 )
+from connectors._walk import follows_outside
 from ragbag.chunking import TokenCounter
 from ragbag.documents import Cursor, Document, ReadError, Seen, Span
 
@@ -65,11 +66,14 @@ _SKIP_TYPES = {"thoughts", "reasoning_recap", "user_editable_context", "model_ed
 _CITATION = re.compile(r"[ \t]*(?:\ue200[^\ue201]*\ue201|【\d+(?::\d+)?†[^】]*】)|[\ue200-\ue2ff]")
 
 
-def read(path: Path, source: str, cursor: dict | None = None) -> Iterator[Document | ReadError | Seen | Cursor]:
-    """Every conversation in the exports under ``path`` (a zip, a JSON file or a folder)."""
+def read(path: Path, source: str, cursor: dict | None = None, options: dict | None = None
+         ) -> Iterator[Document | ReadError | Seen | Cursor]:
+    """Every conversation in the exports under ``path`` (a zip, a JSON file or a folder).
+    ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     id_of = lambda conv: conv.get("conversation_id") or conv.get("id")  # noqa: E731
     build = lambda conv, conv_id, uri, key: _conversation(conv, conv_id, uri, key, source)  # noqa: E731
-    yield from read_conversation_exports(Path(path), cursor, _VERSION, "ChatGPT", "chat_messages", id_of, build)
+    yield from read_conversation_exports(Path(path), cursor, _VERSION, "ChatGPT", "chat_messages", id_of, build,
+                                         follows_outside(source, options))
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:

@@ -49,6 +49,7 @@ from connectors._chat import (
     conversation_metadata, conversation_title, parse_time, read_conversation_exports, render_turns,
     turn_spans,
 )
+from connectors._walk import follows_outside
 from ragbag.chunking import TokenCounter
 from ragbag.documents import Cursor, Document, ReadError, Seen, Span
 
@@ -61,11 +62,13 @@ _ROLES = {"human": "user", "user": "user", "assistant": "assistant"}
 _UNSUPPORTED = re.compile(r"(```\s*)?This block is not supported on your current device yet\.(\s*```)?")
 
 
-def read(path: Path, source: str, cursor: dict | None = None) -> Iterator[Document | ReadError | Seen | Cursor]:
-    """Every conversation in the exports under ``path`` (a zip, a JSON file or a folder)."""
+def read(path: Path, source: str, cursor: dict | None = None, options: dict | None = None
+         ) -> Iterator[Document | ReadError | Seen | Cursor]:
+    """Every conversation in the exports under ``path`` (a zip, a JSON file or a folder).
+    ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     build = lambda conv, conv_id, uri, key: _conversation(conv, conv_id, uri, key, source)  # noqa: E731
     yield from read_conversation_exports(Path(path), cursor, _VERSION, "Claude", "mapping",
-                                         lambda conv: conv.get("uuid"), build)
+                                         lambda conv: conv.get("uuid"), build, follows_outside(source, options))
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:

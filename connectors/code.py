@@ -15,7 +15,6 @@ lists every definition it holds: ``symbol`` is the names joined with ", " (glue 
 from __future__ import annotations
 
 import logging
-import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -26,6 +25,8 @@ from typing import Iterator
 
 from pathspec import GitIgnoreSpec
 
+from connectors._walk import Entry, follows_outside, safe_to_open
+from connectors._walk import walk as walk_tree
 from connectors.files import Unreadable, decode, human_size
 from ragbag.chunking import TokenCounter, line_spans, prose_spans, with_lines
 from ragbag.documents import Document, ReadError, Span
@@ -79,16 +80,18 @@ _FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "class"
 log = logging.getLogger(__name__)
 
 
-def read(path: Path, source: str, cursor: dict | None = None) -> Iterator[Document | ReadError]:
+def read(path: Path, source: str, cursor: dict | None = None, options: dict | None = None
+         ) -> Iterator[Document | ReadError]:
     """Every non-ignored text file under ``path`` (or ``path`` itself), in sorted order.
 
-    Empty files (``__init__.py``) are skipped silently: they hold nothing to find.
+    Empty files (``__init__.py``) are skipped silently: they hold nothing to find. ``options``:
+    the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`.
     """
     path, errors = Path(path), []
     if path.is_file():
         files = [(path, path.name)]
     elif path.is_dir():
-        files = walk(path, errors)
+        files = walk(path, errors, follow_outside=follows_outside(source, options))
     else:
         yield ReadError(str(path.absolute()), "no such file or directory")
         return
@@ -99,34 +102,34 @@ def read(path: Path, source: str, cursor: dict | None = None) -> Iterator[Docume
     yield from errors
 
 
-def walk(root: Path, errors: list[ReadError] | None = None) -> list[tuple[Path, str]]:
+def walk(root: Path, errors: list[ReadError] | None = None, follow_outside: bool = False
+         ) -> list[tuple[Path, str]]:
     """(file, relative posix path) for the files git would not ignore, sorted by path; folders
-    that cannot be listed go to ``errors``."""
-    found: list[tuple[Path, str]] = []
-    _walk(root, root, [], found, [] if errors is None else errors)
-    return sorted(found, key=lambda pair: pair[1])
+    that cannot be listed and links or special files not read go to ``errors`` (links leaving
+    ``root`` are followed only with ``follow_outside``: see :mod:`connectors._walk`). Like git,
+    ignore rules see a link as a file, never as the folder it points to."""
+    specs_of: dict[str, list] = {}  # folder rel ("" = root) -> the .gitignore rules in force
 
+    def specs(folder: Path, base: str) -> list:
+        if base not in specs_of:
+            inherited = specs_of.get(base.rpartition("/")[0], []) if base else []
+            ignore = folder / ".gitignore"
+            if safe_to_open(ignore, root, follow_outside):
+                try:
+                    lines = ignore.read_text("utf-8", errors="replace").splitlines()
+                    inherited = inherited + [(base + "/" if base else "", GitIgnoreSpec.from_lines(lines))]
+                except OSError:
+                    pass  # the walk reports it when it reaches the file
+            specs_of[base] = inherited
+        return specs_of[base]
 
-def _walk(root: Path, folder: Path, specs: list, found: list, errors: list) -> None:
-    base = folder.relative_to(root).as_posix()
-    try:
-        ignore = folder / ".gitignore"
-        if ignore.is_file():
-            lines = ignore.read_text("utf-8", errors="replace").splitlines()
-            specs = specs + [("" if base == "." else base + "/", GitIgnoreSpec.from_lines(lines))]
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError as exc:
-        errors.append(ReadError(str(folder.absolute()), f"unreadable: {exc.strerror or exc}"))
-        return
-    for entry in entries:
-        rel = Path(entry.path).relative_to(root).as_posix()
-        is_dir = entry.is_dir(follow_symlinks=False)
-        if (is_dir and entry.name in SKIP_DIRS) or _ignored(specs, rel, is_dir):
-            continue
-        if is_dir:
-            _walk(root, Path(entry.path), specs, found, errors)
-        elif entry.is_file():
-            found.append((Path(entry.path), rel))
+    def keep(entry: Entry) -> bool:
+        is_dir = entry.is_dir and not entry.is_link
+        if is_dir and entry.name in SKIP_DIRS:
+            return False
+        return not _ignored(specs(entry.path.parent, entry.rel.rpartition("/")[0]), entry.rel, is_dir)
+
+    return walk_tree(root, errors, keep=keep, follow_outside=follow_outside)
 
 
 def _ignored(specs: list, rel: str, is_dir: bool) -> bool:

@@ -2,22 +2,24 @@
 
 Every file becomes one Document whose text is what a reader sees: HTML loses its navigation and
 scripts, a PDF's pages are joined with form feeds so chunks can cite the pages they come from.
-A file that cannot be read is reported as a ReadError and the walk goes on.
+A file that cannot be read is reported as a ReadError and the walk goes on; so is a link leaving
+the folder, a FIFO or a device, which are not read (see :mod:`connectors._walk`).
 """
 
 from __future__ import annotations
 
 import codecs
 import io
-import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import charset_normalizer
 from bs4 import BeautifulSoup, Comment, NavigableString
 
+from connectors._walk import Entry, follows_outside
+from connectors._walk import walk as walk_tree
 from ragbag.chunking import TokenCounter, pack, prose_spans
 from ragbag.documents import Document, ReadError, Span
 
@@ -50,8 +52,10 @@ def human_size(n: int) -> str:
     return f"{n} bytes"
 
 
-def read(path: Path, source: str, cursor: dict | None = None) -> Iterator[Document | ReadError]:
-    """Every supported file under ``path`` (or ``path`` itself), in sorted relative-path order."""
+def read(path: Path, source: str, cursor: dict | None = None, options: dict | None = None
+         ) -> Iterator[Document | ReadError]:
+    """Every supported file under ``path`` (or ``path`` itself), in sorted relative-path order.
+    ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     path = Path(path)
     if path.is_file():
         if _ext(path) not in FORMATS:
@@ -60,30 +64,24 @@ def read(path: Path, source: str, cursor: dict | None = None) -> Iterator[Docume
         yield _read_file(path, path.name, source)
     elif path.is_dir():
         errors: list[ReadError] = []
-        for file, rel in walk(path, errors):
-            if _ext(file) in FORMATS:
-                yield _read_file(file, rel, source)
+        wanted = lambda name: _ext(Path(name)) in FORMATS  # noqa: E731
+        for file, rel in walk(path, errors, wanted, follow_outside=follows_outside(source, options)):
+            yield _read_file(file, rel, source)
         yield from errors
     else:
         yield ReadError(str(path.absolute()), "no such file or directory")
 
 
-def walk(root: Path, errors: list[ReadError] | None = None) -> list[tuple[Path, str]]:
-    """(file, relative posix path) for every non-hidden file, hidden folders pruned, sorted;
-    folders that cannot be listed go to ``errors``."""
-    def failed(exc: OSError) -> None:
-        if errors is not None:
-            uri = str(Path(exc.filename).absolute())
-            errors.append(ReadError(uri, f"unreadable: {exc.strerror}"))
+def walk(root: Path, errors: list[ReadError] | None = None, wanted: Callable[[str], bool] | None = None,
+         follow_outside: bool = False) -> list[tuple[Path, str]]:
+    """(file, relative posix path) for every non-hidden file whose name ``wanted`` accepts,
+    hidden folders pruned, sorted; folders that cannot be listed and links or special files not
+    read go to ``errors`` (links leaving ``root`` are followed only with ``follow_outside``:
+    see :mod:`connectors._walk`)."""
+    def keep(entry: Entry) -> bool:
+        return not entry.name.startswith(".") and (entry.is_dir or wanted is None or wanted(entry.name))
 
-    found = []
-    for folder, dirs, files in os.walk(root, onerror=failed):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for name in files:
-            if not name.startswith("."):
-                file = Path(folder, name)
-                found.append((file, file.relative_to(root).as_posix()))
-    return sorted(found, key=lambda pair: pair[1])
+    return walk_tree(root, errors, keep=keep, follow_outside=follow_outside)
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:

@@ -62,6 +62,7 @@ from typing import Iterator
 
 from connectors._sqlite import one_line as _one_line
 from connectors._sqlite import read_databases
+from connectors._walk import follows_outside
 from connectors.files import Unreadable
 from ragbag.chunking import TokenCounter, pack
 from ragbag.documents import Cursor, Document, ReadError, Seen, Span, stable_hash
@@ -92,12 +93,14 @@ def discover() -> tuple[list[Path], list[str]]:
     return ([path] if path.is_file() else []), [str(path)]
 
 
-def read(path: Path | None, source: str, cursor: dict | None = None
+def read(path: Path | None, source: str, cursor: dict | None = None, options: dict | None = None
          ) -> Iterator[Document | ReadError | Seen | Cursor]:
-    """Every conversation window of every chat.db under ``path`` (see the module doc)."""
+    """Every conversation window of every chat.db under ``path`` (see the module doc).
+    ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     return read_databases(
         path, source, cursor, what="Messages database", names=(FILE_NAME,), discover=discover,
         read_db=_read_db, denied_hint="on macOS, give the app running ragbag Full Disk Access in System Settings",
+        follow_outside=follows_outside(source, options),
     )
 
 

@@ -78,6 +78,7 @@ from typing import Any, Iterator
 
 from bs4 import BeautifulSoup
 
+from connectors._walk import Entry, follows_outside, walk
 from connectors.files import html_text
 from ragbag.chunking import TokenCounter, prose_spans
 from ragbag.documents import Cursor, Document, ReadError, Seen, Span, stable_hash, utc
@@ -170,9 +171,11 @@ class _Run:
     mbox: dict[str, dict] = field(default_factory=dict)
 
 
-def read(path: Path | None, source: str, cursor: dict | None = None
+def read(path: Path | None, source: str, cursor: dict | None = None, options: dict | None = None
          ) -> Iterator[Document | ReadError | Seen | Cursor]:
-    """Every message under ``path`` (``None``: ``discover()``'s places), then the new cursor."""
+    """Every message under ``path`` (``None``: ``discover()``'s places), then the new cursor.
+    ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
+    follow_outside = follows_outside(source, options)
     if path is None:
         roots, _ = discover()
         if not roots:
@@ -189,14 +192,14 @@ def read(path: Path | None, source: str, cursor: dict | None = None
             continue
         old = old_roots.get(key, {})
         run = _Run(source)
-        yield from _read_root(root, run, old.get("files", {}), old.get("mbox", {}))
+        yield from _read_root(root, run, old.get("files", {}), old.get("mbox", {}), follow_outside)
         new_roots[key] = {"files": run.files, "mbox": run.mbox}
     yield Cursor({"v": _CURSOR_VERSION, "roots": new_roots})
 
 
-def _read_root(root: Path, run: _Run, old_files: dict, old_mbox: dict) -> Iterator:
+def _read_root(root: Path, run: _Run, old_files: dict, old_mbox: dict, follow_outside: bool = False) -> Iterator:
     errors: list[ReadError] = []
-    entries = [(root, root.name)] if root.is_file() else _walk(root, errors)
+    entries = [(root, root.name)] if root.is_file() else _walk(root, errors, follow_outside)
     for file, rel in entries:
         try:
             st = file.stat()
@@ -226,23 +229,23 @@ def _read_root(root: Path, run: _Run, old_files: dict, old_mbox: dict) -> Iterat
     yield from errors
 
 
-def _walk(root: Path, errors: list[ReadError]) -> list[tuple[Path, str]]:
+def _walk(root: Path, errors: list[ReadError], follow_outside: bool = False) -> list[tuple[Path, str]]:
     """(file, relative posix path), sorted; hidden entries skipped except Maildir++ folders,
-    Maildir ``tmp`` folders skipped."""
-    found = []
+    Maildir ``tmp`` folders skipped; links leaving ``root`` are followed only with
+    ``follow_outside`` (see :mod:`connectors._walk`)."""
+    maildirs: dict[Path, bool] = {}
 
-    def failed(exc: OSError) -> None:
-        errors.append(ReadError(str(Path(exc.filename).absolute()), f"unreadable: {exc.strerror}"))
+    def keep(entry: Entry) -> bool:
+        if not entry.is_dir:
+            return not entry.name.startswith(".")
+        folder = entry.path.parent
+        if folder not in maildirs:
+            maildirs[folder] = _is_maildir(folder)
+        if maildirs[folder] and entry.name == "tmp":
+            return False
+        return not entry.name.startswith(".") or _is_maildir(entry.path)
 
-    for folder, dirs, files in os.walk(root, onerror=failed):
-        is_maildir = "cur" in dirs or "new" in dirs
-        dirs[:] = [d for d in dirs if not (is_maildir and d == "tmp") and (
-            not d.startswith(".") or _is_maildir(Path(folder, d)))]
-        for name in files:
-            if not name.startswith("."):
-                file = Path(folder, name)
-                found.append((file, file.relative_to(root).as_posix()))
-    return sorted(found, key=lambda pair: pair[1])
+    return walk(root, errors, keep=keep, follow_outside=follow_outside)
 
 
 def _is_maildir(folder: Path) -> bool:

@@ -60,6 +60,7 @@ from connectors._chat import (
     ME, Message, export_files, load_json, one_line, parse_time, read_exports, render_lines,
     window_spans, windows,
 )
+from connectors._walk import follows_outside
 from connectors.files import Unreadable
 from ragbag.chunking import TokenCounter
 from ragbag.documents import Cursor, Document, ReadError, Seen, Span, stable_hash
@@ -86,9 +87,12 @@ _FILE_NAME = re.compile(r"^(?P<name>.*)-(?P<id>[^-]+)$")
 _APP_KINDS = {5: "link", 6: "file"}
 
 
-def read(path: Path, source: str, cursor: dict | None = None) -> Iterator[Document | ReadError | Seen | Cursor]:
-    """Every window of every chat export under ``path`` (a ``.json`` file or a folder)."""
-    files, errors = export_files(Path(path), lambda name: name.lower().endswith(".json"))
+def read(path: Path, source: str, cursor: dict | None = None, options: dict | None = None
+         ) -> Iterator[Document | ReadError | Seen | Cursor]:
+    """Every window of every chat export under ``path`` (a ``.json`` file or a folder).
+    ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
+    files, errors = export_files(Path(path), lambda name: name.lower().endswith(".json"),
+                                 follows_outside(source, options))
     names = {chat_id: name for _, key in files for name, chat_id in [_split_name(key)] if name}
     names_hash = stable_hash(*sorted(f"{k}={v}" for k, v in names.items()), length=16)
     # Group chats show members by the names other files give them: they depend on the name set.

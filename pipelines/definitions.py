@@ -7,7 +7,8 @@ import dagster as dg
 import connectors
 from assets.chain import RagbagHome, connector_chain, freshness_for, job_name
 from pipelines.schedules import connector_schedule, cron_for, override_sensor
-from pipelines.sensors import change_sensor, sources_sensor
+from pipelines.sensors import change_sensor, reaper_sensor, sources_sensor
+from ragbag.home import private_process
 
 
 def build_definitions() -> dg.Definitions:
@@ -26,9 +27,10 @@ def build_definitions() -> dg.Definitions:
     )
     return dg.Definitions(
         assets=assets, jobs=jobs, schedules=schedules,
-        sensors=[sources_sensor, change_sensor(jobs), override_sensor(jobs), automation],
+        sensors=[sources_sensor, change_sensor(jobs), override_sensor(jobs), reaper_sensor, automation],
         resources={"ragbag": RagbagHome()},
     )
 
 
+private_process()  # the code location and the run and step processes it starts write privately
 defs = build_definitions()

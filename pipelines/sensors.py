@@ -1,5 +1,5 @@
-"""Sensors: partitions in step with sources.yaml (building new sources), and refreshes of
-sources whose files changed."""
+"""Sensors: partitions in step with sources.yaml (building new sources), refreshes of
+sources whose files changed, and the reaper of dead pool-slot holders."""
 
 
 import json
@@ -58,3 +58,17 @@ def change_sensor(jobs: list) -> dg.SensorDefinition:
         return dg.SensorResult(run_requests=runs, cursor=json.dumps(now))
 
     return _changes
+
+
+@dg.sensor(
+    name="ragbag_reaper",
+    minimum_interval_seconds=15,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Frees the LanceDB pool slot of a build step whose process died (a killed build), "
+                "so the runs waiting on the pool go on.",
+)
+def reaper_sensor(context: dg.SensorEvaluationContext, ragbag: RagbagHome) -> dg.SkipReason:
+    from ragbag.build import reap_dead_runs
+
+    freed = sorted(set(reap_dead_runs(context.instance, ragbag.home())))
+    return dg.SkipReason(f"freed the slots of dead runs {', '.join(freed)}" if freed else "no dead holder")

@@ -7,12 +7,14 @@ progress bars. This is the one engine module that imports Dagster (lazily).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import time
 from contextlib import contextmanager, nullcontext
 from typing import Any, Iterable, Iterator
 
-from ragbag import progress
+from ragbag import leases, progress
 from ragbag.home import Home, Source
 
 
@@ -61,20 +63,62 @@ def run_builds(home: Home, sources: list[Source], show_progress: bool) -> list[d
 
     sync_partitions(home, add=sources)
     ensure_pool(instance)
-    reap_dead_runs(instance)
+    reap_dead_runs(instance, home)
     reports = []
-    with _progress_bars() if show_progress else nullcontext(None) as listener:
+    with reaping(home), _progress_bars() if show_progress else nullcontext(None) as listener:
         with progress.listening(listener) if listener else nullcontext():
             for src in sources:
                 started = time.time()
                 job = defs.resolve_job_def(job_name(src.connector))
                 result = job.execute_in_process(
                     partition_key=src.name, instance=instance, raise_on_error=False,
-                    tags={"ragbag/trigger": "cli", "ragbag/source": src.name, "ragbag/pid": str(os.getpid())},
+                    tags={"ragbag/trigger": "cli", "ragbag/source": src.name, "ragbag/pid": leases.identity()},
                     run_config=_QUIET,
                 )
                 reports.append(_report(src, result, time.time() - started))
     return reports
+
+
+def forget_runs(home: Home, source: Source) -> int:
+    """Delete the Dagster runs of a removed source with their event logs (materialisation
+    previews hold its text) and compute logs, then vacuum Dagster's SQLite files, whose free
+    pages would still hold the deleted rows. Returns how many runs went."""
+    import sqlite3
+
+    import dagster as dg
+
+    instance = _instance(home)
+    ids = {r.run_id for tags in ({"dagster/partition": source.name}, {"ragbag/source": source.name})
+           for r in instance.get_runs(filters=dg.RunsFilter(tags=tags))}
+    for run_id in ids:
+        instance.delete_run(run_id)
+    _forget_latest(instance, ids)
+    for run_id in ids:
+        with contextlib.suppress(NotImplementedError, OSError):  # a manager may keep none
+            instance.compute_log_manager.delete_logs(prefix=[run_id])
+        shutil.rmtree(home.dagster_home / "storage" / run_id, ignore_errors=True)  # the default's place
+    for db in home.dagster_home.rglob("*.db"):
+        try:
+            with contextlib.closing(sqlite3.connect(db)) as conn:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                conn.execute("VACUUM")
+        except sqlite3.Error:
+            continue  # in use by a live dagster process: its next vacuum (or ours) gets it
+    return len(ids)
+
+
+def _forget_latest(instance, run_ids: set[str]) -> None:
+    """Drop the copy of each asset's latest materialisation that Dagster caches beside its
+    event log when that run is gone (deleting a run leaves it); Dagster then reads the latest
+    one from the event log, as for an asset with no cached record."""
+    storage = instance.event_log_storage
+    if not run_ids or not hasattr(storage, "index_connection"):
+        return
+    from dagster._core.storage.event_log.schema import AssetKeyTable
+
+    with storage.index_connection() as conn:
+        conn.execute(AssetKeyTable.update().where(AssetKeyTable.c.last_run_id.in_(sorted(run_ids)))
+                     .values(last_materialization=None, last_run_id=None))
 
 
 def ensure_pool(instance) -> None:
@@ -92,30 +136,53 @@ def ensure_pool(instance) -> None:
         storage.initialize_concurrency_limit_to_default(POOL)
 
 
-def reap_dead_runs(instance) -> list[str]:
-    """Fail the CLI runs whose process is gone (a killed `ragbag build`) and free the
-    concurrency-pool slots they held; otherwise the next build waits on them forever."""
+def reap_dead_runs(instance, home: Home) -> list[str]:
+    """Free what dead processes hold: the pool slots of steps whose process is gone (a killed
+    `ragbag build`, a killed run worker), so a build waiting on the pool goes on; and fail the
+    CLI runs whose process is gone, which would otherwise show as running forever."""
     import dagster as dg
+
+    from assets.chain import POOL
 
     reaped = []
     alive_states = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.NOT_STARTED]
     for run in instance.get_runs(filters=dg.RunsFilter(statuses=alive_states, tags={"ragbag/trigger": "cli"})):
-        pid = int(run.tags.get("ragbag/pid", "0") or 0)
-        if pid and not _alive(pid):
-            instance.report_run_failed(run, f"the `ragbag build` process {pid} is gone (killed?)")
+        if not leases.held_by(run.tags.get("ragbag/pid", "0")):
+            instance.report_run_failed(run, f"the `ragbag build` process {run.tags.get('ragbag/pid')} is gone (killed?)")
             instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
             reaped.append(run.run_id)
+    folder = home.lease_dir
+    storage = instance.event_log_storage
+    for slot in storage.get_concurrency_info(POOL).claimed_slots:
+        who = leases.holder(folder, slot.run_id, slot.step_key)
+        if who is not None and not leases.held_by(who):
+            storage.free_concurrency_slot_for_step(slot.run_id, slot.step_key)
+            reaped.append(slot.run_id)
+    leases.release_dead(folder)
     return reaped
 
 
-def _alive(pid: int) -> bool:
+@contextmanager
+def reaping(home: Home, every: float = 2.0) -> Iterator[None]:
+    """Reap dead holders in the background while this process's builds run: a build waiting
+    on the pool notices a killed holder within ``every`` seconds instead of waiting forever."""
+    import threading
+
+    stop = threading.Event()
+
+    def loop() -> None:
+        instance = _instance(home)  # its own connections: SQLite storage is per thread
+        while not stop.wait(every):
+            with contextlib.suppress(Exception):  # a locked database this round: the next one
+                reap_dead_runs(instance, home)
+
+    thread = threading.Thread(target=loop, name="ragbag-reaper", daemon=True)
+    thread.start()
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        yield
+    finally:
+        stop.set()
+        thread.join(every + 5)
 
 
 def _report(src: Source, result, seconds: float) -> dict[str, Any]:

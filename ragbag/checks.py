@@ -83,10 +83,8 @@ def graph_matches_chunks(store: Store, home: Home, source: Source) -> Check:
         base = home.index_dir(source.connector, source.name) / "graph"
         g, _ = graph.load(base, meta["model"], int(meta["dim"]))
         dangling = graph.dangling(g)
-        if isinstance(g, graph.Compact):  # one node per distinct text
-            size, expected = g.n, len({h for _, h in pairs})
-        else:
-            size = g.ntotal
+        size = g.n if isinstance(g, graph.Compact) else g.ntotal
+        expected = len({h for _, h in pairs})  # one node per distinct text
     ok = bool(meta) and nodes == pairs and meta.get("model") == home.model and dangling == 0 and size == expected
     return Check("graph_matches_chunks", ok,
                  f"{len(pairs - nodes)} chunks not in the graph, {len(nodes - pairs)} graph nodes without a chunk, "

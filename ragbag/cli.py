@@ -2,7 +2,8 @@
 
 Heavy imports (Dagster, torch, LanceDB) happen inside the commands that need them, so
 ``ragbag add`` is instant and ``ragbag search`` never loads Dagster. Every user-facing failure is
-a :class:`RagbagError`: one line on stderr, exit code 2.
+a :class:`RagbagError`: one line on stderr, exit code 2; so is a usage error (click's or typer's
+vendored click's) and an unexpected failure that a damaged published index explains.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import typer
 
 from ragbag import jsonout
 from ragbag.errors import RagbagError
-from ragbag.home import Home
+from ragbag.home import Home, private_process
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="RAG everything, local-first.")
 
@@ -24,20 +25,56 @@ STAGE_LABELS = {"read": "read", "chunk": "chunk", "embed": "embed", "index": "in
 
 def main() -> None:
     try:
+        home = Home()
+        home.check_root()
+        private_process(home)  # owner-only files, temporaries under the home, whatever the command
         code = app(standalone_mode=False)  # returns typer.Exit's code instead of exiting
     except RagbagError as e:
-        print(f"ragbag: error: {e}", file=sys.stderr)
-        sys.exit(2)
-    except typer.Abort:
-        sys.exit(130)
-    except Exception as e:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(e, click.ClickException):
-            e.show()
-            sys.exit(e.exit_code)
-        raise
+        _fail(str(e))
+    except Exception as e:
+        if _is_click(e, "Abort"):
+            sys.exit(130)
+        if _is_click(e, "ClickException"):
+            _fail(_usage_message(e))
+        damage = _damage_behind(e)
+        if damage is None:
+            raise
+        _fail(str(damage))
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str) -> None:
+    print(f"ragbag: error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def _is_click(error: Exception, name: str) -> bool:
+    """Whether ``error`` is click's ``name`` exception, of click itself or of the copy typer
+    vendors (typer >= 0.29 raises ``typer._click`` exceptions, which are not click's)."""
+    return any(c.__name__ == name and c.__module__.split(".")[0] in ("click", "typer") for c in type(error).__mro__)
+
+
+def _usage_message(error: Exception) -> str:
+    """A click usage error as one line: what was wrong, and where the command's help is. (The
+    multi-line Usage block click would print says nothing the help does not.)"""
+    ctx = getattr(error, "ctx", None)
+    command = getattr(ctx, "command_path", None) or "ragbag"
+    text = " ".join(error.format_message().split()).rstrip(".")  # type: ignore[attr-defined]
+    if not text:  # a group run without a command: its help is already on the screen
+        text = "missing command"
+    return f"{text[:1].lower()}{text[1:]}; see `{command} --help`"
+
+
+def _damage_behind(error: Exception) -> RagbagError | None:
+    """An unexpected failure (a tool that read a damaged index's files itself) explained by a
+    damaged published index when there is one: the user gets the one line that says which
+    source to rebuild instead of a traceback."""
+    try:
+        from ragbag.stages import first_damage
+
+        return first_damage(Home())
+    except Exception:
+        return None
 
 
 def _known_connectors() -> tuple[str, ...]:
@@ -61,6 +98,9 @@ def add(
     schedule: Optional[str] = typer.Option(None, "--schedule", help="Refresh cron for this source under dagster dev."),
     profile: Optional[str] = typer.Option(None, "--profile",
                                           help="Graph profile: fast (vectors kept) or compact (vectors dropped)."),
+    follow_links_outside: bool = typer.Option(False, "--follow-links-outside",
+                                              help="Also read symlinks that point outside PATH (never /proc, /sys, "
+                                                   "pipes or devices)."),
 ) -> None:
     """Register a source in $RAGBAG_HOME/sources.yaml."""
     home = Home()
@@ -77,6 +117,10 @@ def add(
         if profile not in PROFILES:
             raise RagbagError(f"--profile {profile!r}: use one of {', '.join(PROFILES)}")
         options["profile"] = profile
+    if follow_links_outside:
+        from connectors._walk import OPTION
+
+        options[OPTION] = True
     found: list[Path] = []
     if path is None:
         found = _discover(connector)
@@ -198,7 +242,8 @@ def list_sources(as_json: bool = typer.Option(False, "--json")) -> None:
     table = Table("source", "connector", "path", "documents", "chunks", "profile", "last build", "bytes")
     for r in rows:
         table.add_row(r["source"], r["connector"], r["path"], str(r["documents"] if r["built"] else "-"),
-                      str(r["chunks"] if r["built"] else "-"), r["profile"] or "-", r["last_build"] or "never",
+                      str(r["chunks"] if r["built"] else "-"), r["profile"] or "-",
+                      "damaged" if r["damaged"] else r["last_build"] or "never",
                       _human(r["bytes"]))
     _console().print(table if rows else "no sources yet: `ragbag add CONNECTOR NAME PATH`")
 
@@ -219,21 +264,34 @@ def status(
         con.print(f"[bold]{r['source']}[/] ({r['connector']}) {r['path']}")
         for key in ("built", "last_build", "documents", "chunks", "model", "bytes", "path_exists"):
             con.print(f"  {key}: {r[key]}")
+        if r["damaged"]:
+            from rich.markup import escape
+
+            con.print(f"  [red]damaged: {escape(r['damaged'])}; rebuild it with `ragbag build {r['source']}`[/]")
 
 
 @app.command()
 def remove(name: str = typer.Argument(..., help="The source to remove.")) -> None:
-    """Remove a source: its rows, index files, registration and Dagster partition."""
-    home = Home()
+    """Remove a source and every byte of it: rows, old table versions, cached vectors, index
+    files, cursor, Dagster runs and partition, and its registration."""
+    home = Home().ensure()
     src = home.source(name)
+    held: list[str] = []
     if not home.lance_is_local or home.lance_dir.exists():
-        from ragbag.stages import remove as remove_data
+        from ragbag.stages import purge
         from ragbag.store import Store
 
-        remove_data(Store(home.lance_uri), home, src)
+        held = purge(Store(home.lance_uri), home, src)
     home.remove_source(name)
     _sync_partitions(home, remove=[src])
-    _console().print(f"removed source [bold]{name}[/]")
+    from ragbag.build import forget_runs
+
+    runs = forget_runs(home, src)
+    con = _console()
+    con.print(f"removed source [bold]{name}[/] (and its {runs} Dagster runs)")
+    for other in held:
+        con.print(f"[yellow]{other}: a build of it is unfinished, so the table versions its index reads "
+                  f"still hold {name}'s text until `ragbag build {other}`[/]")
 
 
 @app.command("eval")
@@ -316,25 +374,36 @@ def config_show() -> None:
 
 
 def _status_rows(home: Home, name: str | None = None) -> list[dict[str, Any]]:
-    from ragbag.stages import dir_bytes, published_manifest
+    from ragbag.stages import dir_bytes
 
     sources = home.sources()
     if name is not None:
         sources = {name: home.source(name)}
     rows = []
     for n, s in sorted(sources.items()):
-        m = published_manifest(home, s) or {}
         idx = home.index_dir(s.connector, n)
+        m, damaged = _published(home, s)
         rows.append({
             "source": n, "connector": s.connector, "path": s.path, "path_exists": Path(s.path).exists(),
-            "built": bool(m), "last_build": m.get("built_at"), "documents": m.get("documents", 0),
-            "chunks": m.get("chunks", 0), "model": m.get("model"),
+            "built": bool(m), "damaged": damaged, "last_build": m.get("built_at"),
+            "documents": m.get("documents", 0), "chunks": m.get("chunks", 0), "model": m.get("model"),
             "profile": (m.get("graph") or {}).get("profile"),
             "graph_bytes": (m.get("graph") or {}).get("bytes"),
             "graph_recall_at_10": (m.get("graph") or {}).get("recall_at_10"),
             "bytes": (dir_bytes(idx) if idx.exists() else 0) + m.get("store_bytes", 0),
         })
     return rows
+
+
+def _published(home: Home, source) -> tuple[dict[str, Any], str | None]:
+    """A source's published manifest ({} when none can be read) and what is damaged, if anything."""
+    from ragbag.errors import DamagedIndex
+    from ragbag.stages import published
+
+    try:
+        return published(home, source) or {}, None
+    except DamagedIndex as e:
+        return {}, e.reason
 
 
 def _sync_partitions(home: Home, add=(), remove=()) -> None:

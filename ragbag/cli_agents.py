@@ -26,10 +26,11 @@ BASE_URL = typer.Option(None, "--base-url", help="Server URL for openai-compatib
 
 
 def _filters(source, connector, where, after, before) -> dict[str, Any]:
-    from ragbag import filters
+    from ragbag import filters, query
 
     filters.parse_where(where)  # a bad filter fails before anything heavy loads
     filters.parse_time(after), filters.parse_time(before)
+    query.check_connectors(connector)
     return {"sources": source or None, "connectors": connector or None, "where": where,
             "after": after, "before": before}
 
@@ -65,9 +66,11 @@ def ask(
 ) -> None:
     """Answer a question from your data, with inline citations [c:xxxxxx] and their sources."""
     from ragbag import ask as engine
+    from ragbag.query import check_min_score
 
     home = Home()
     flt = _filters(source, connector, where, after, before)
+    check_min_score(min_score)
     if not question and not interactive:
         raise RagbagError("give a question, or -i for an interactive session")
     if as_json and interactive:

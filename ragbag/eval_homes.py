@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ragbag.errors import RagbagError
-from ragbag.home import Home
+from ragbag.home import Home, temporary_prefix
 
 DEPTH = 10
 MEASURES = ("Success@10", "RR@10", "nDCG@10")
@@ -154,7 +154,7 @@ def run(ds: HomeSet, home: Home, rel: dict[str, set[tuple[str, str]]], mode: str
 def eval_home(home: str | Path | None, model: str | None) -> Iterator[Home]:
     """Where an evaluation builds: ``home`` (kept, so a rerun embeds nothing) or a temporary
     home removed afterwards; ``model`` set in it when given."""
-    tmp = tempfile.TemporaryDirectory(prefix="ragbag-eval-") if home is None else None
+    tmp = tempfile.TemporaryDirectory(prefix=temporary_prefix("eval")) if home is None else None
     try:
         h = Home(Path(tmp.name) / "home" if tmp is not None else home).ensure()
         if model:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, Callable
 
 from ragbag.errors import RagbagError
@@ -78,27 +78,35 @@ def parse_where(where: str | dict | None) -> list[Condition]:
 
 
 _RELATIVE = re.compile(r"^(\d+)([dwmy])$")
+_DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
+_FORMATS = "use YYYY-MM-DD, an ISO time, or 7d/2w/6m/1y"
 
 
 def parse_time(value: str | datetime | date | None) -> datetime | None:
-    """ISO dates/times (naive = UTC) or a relative age like ``7d``, ``2w``, ``6m``, ``1y``."""
+    """ISO dates/times (naive = UTC) or a relative age like ``7d``, ``2w``, ``6m``, ``1y``, as an
+    aware UTC time. A moment outside years 1-9999 (``99999999999d``) is a one-line error, not
+    an OverflowError from deep inside datetime."""
     if value is None or value == "":
         return None
+    try:
+        return _utc(value)
+    except OverflowError:
+        raise RagbagError(f"{value!r} is out of range: dates run from year 1 to 9999") from None
+
+
+def _utc(value: str | datetime | date) -> datetime:
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc) if value.tzinfo else value.replace(tzinfo=timezone.utc)
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
     m = _RELATIVE.match(value.strip())
     if m:
-        from datetime import timedelta
-
-        days = int(m.group(1)) * {"d": 1, "w": 7, "m": 30, "y": 365}[m.group(2)]
-        return datetime.now(timezone.utc) - timedelta(days=days)
+        return datetime.now(timezone.utc) - timedelta(days=int(m.group(1)) * _DAYS[m.group(2)])
     try:
         dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise RagbagError(f"cannot read {value!r} as a date: use YYYY-MM-DD, an ISO time, or 7d/2w/6m/1y") from None
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+        raise RagbagError(f"cannot read {value!r} as a date: {_FORMATS}") from None
+    return dt.astimezone(timezone.utc) if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
 
 
 def matches(record: dict[str, Any], conditions: list[Condition]) -> bool:

@@ -22,7 +22,9 @@ A node is one distinct embedded text, not one chunk: mail and chats repeat thems
 replies, forwards, signatures), identical texts have identical vectors, and a graph over the
 copies spends bytes and search width on ties. Rows that share a content hash share a node; node
 k is the k-th distinct hash in row order, so the mapping is derived from the published chunks
-and costs no bytes (``attach_rows``).
+and costs no bytes (``attach_rows``). The fast profile's HNSW holds one node per distinct text
+too, labelled with its first row: a cluster of identical vectors (a disclaimer in every mail)
+would otherwise capture HNSW's walk, and searches for everything else would come back empty.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ from ragbag.errors import RagbagError
 
 PROFILES = ("fast", "compact")
 RECALL_FLOOR = 0.90  # own-chunk recall@10 the graph_recall check demands
-FORMAT_VERSION = "2"  # 2: nodes are distinct texts (see row_nodes)
+_TIE = 1e-5  # cosines this close to the k-th neighbour's are a tie (float32 rounding of one text)
+FORMAT_VERSION = "3"  # 2: compact nodes are distinct texts (see row_nodes); 3: fast ones too
 META = "graph.json"
 _COMPACT_FILE = "graph.bin"
 _FAST_FILE = "hnsw.faiss"
@@ -663,14 +666,35 @@ class VectorCache:
 # ---------------------------------------------------------------- fast profile
 
 
-def build_fast(vectors: np.ndarray, params: Params = Params()):
+def build_fast(vectors: np.ndarray, keys: list[str], params: Params = Params()):
+    """An HNSW index over the rows' distinct texts (``keys``: content hashes), each node
+    labelled with the first row holding its text; search answers in rows (``twins`` gives
+    the other rows of a text)."""
     import faiss
 
-    index = faiss.IndexHNSWFlat(vectors.shape[1], params.build_m, faiss.METRIC_INNER_PRODUCT)
-    index.hnsw.efConstruction = params.ef_construction
-    if len(vectors):
-        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    hnsw = faiss.IndexHNSWFlat(vectors.shape[1], params.build_m, faiss.METRIC_INNER_PRODUCT)
+    hnsw.hnsw.efConstruction = params.ef_construction
+    index = faiss.IndexIDMap2(hnsw)
+    add_fast(index, vectors, keys)
     return index
+
+
+def add_fast(index, vectors: np.ndarray, keys: list[str], offset: int = 0, present: frozenset[str] = frozenset()) -> int:
+    """Insert rows ``offset``… (``vectors``, ``keys``) in place: a node for each text the index
+    does not hold yet (``present``). Returns how many nodes were added."""
+    rows = [int(r) for r in first_rows(row_nodes(keys)) if keys[r] not in present]
+    if rows:
+        index.add_with_ids(np.ascontiguousarray(vectors[rows], dtype=np.float32), np.asarray(rows, np.int64) + offset)
+    return len(rows)
+
+
+def twins(keys: list[str]) -> dict[int, list[int]]:
+    """For each row whose text other rows share: all rows of that text (a fast search finds
+    one of them, the first)."""
+    by_key: dict[str, list[int]] = {}
+    for row, key in enumerate(keys):
+        by_key.setdefault(key, []).append(row)
+    return {rows[0]: rows for rows in by_key.values() if len(rows) > 1}
 
 
 def search_fast(index, query: np.ndarray, k: int, ef: int) -> tuple[np.ndarray, np.ndarray]:
@@ -701,19 +725,40 @@ def search_any(g, query: np.ndarray, k: int, vectors_of: Callable[[np.ndarray], 
 def self_recall(g, vectors: np.ndarray, params: Params = Params(), queries: int = 200,
                 k: int = 10) -> tuple[float, int]:
     """Recall@k of graph search against exact search, with a sample of the graph's own vectors
-    as queries (the exact vectors stand in for recomputation: the model is deterministic)."""
-    n = len(vectors)
+    as queries (the exact vectors stand in for recomputation: the model is deterministic).
+
+    Measured over distinct texts (the graph's nodes; a fast index labels each with its first
+    row), and tie-aware: a returned node counts when it is as close to the query as the k-th
+    exact neighbour. Identical texts (a disclaimer pasted into every mail) are equally good
+    neighbours; counting only the copies exact search happened to list first would call a
+    sound graph broken and keep the whole source from being published.
+    """
+    rows = _node_rows(g, len(vectors))
+    nodes = vectors[rows] if rows is not None else vectors
+    n = len(nodes)
     if n == 0:
         return 1.0, 0
+    position = {int(r): i for i, r in enumerate(rows)} if rows is not None else None
     rng = np.random.default_rng(0)
     sample = rng.choice(n, size=min(queries, n), replace=False)
     k = min(k, n)
     hits = 0
-    for q in vectors[sample]:
-        truth = np.argpartition(-(vectors @ q), k - 1)[:k]
+    for q in nodes[sample]:
+        sims = nodes @ q
+        kth = -np.partition(-sims, k - 1)[k - 1]
         got, _ = search_any(g, q, k, lambda ids: vectors[ids], params)
-        hits += len(set(truth.tolist()) & set(got[:k].tolist()))
+        found = {position.get(int(j), -1) if position is not None else int(j) for j in got[:k]}
+        hits += sum(1 for j in found if 0 <= j < n and sims[j] >= kth - _TIE)
     return round(hits / (k * len(sample)), 4), len(sample)
+
+
+def _node_rows(g, n: int) -> np.ndarray | None:
+    """The rows a fast index's nodes stand for (None: node i is row i)."""
+    if isinstance(g, Compact) or not hasattr(g, "id_map"):
+        return None
+    import faiss
+
+    return faiss.vector_to_array(g.id_map).astype(np.int64)
 
 
 def dangling(g) -> int:

@@ -11,8 +11,11 @@ import copy
 import json
 import os
 import re
+import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Collection
 
@@ -20,6 +23,7 @@ import yaml
 
 from ragbag.embedding import DEFAULT_MODEL, spec
 from ragbag.errors import RagbagError
+from ragbag.leases import alive
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -34,7 +38,10 @@ _DAGSTER_YAML = (
 )
 # Settings config.yaml may hold (dotted keys); embedding.model is validated against the registry.
 SETTABLE = {"embedding.model", "graph.profile", "graph.budget", "llm.provider", "llm.model", "llm.base_url",
-            "storage.lance_uri"}
+            "storage.lance_uri", "storage.keep_versions"}
+# Superseded table versions stay this long by default: a search that loaded an index just before
+# a publish still reads the versions it pinned (published versions stay regardless).
+KEEP_VERSIONS = "1h"
 
 
 def graph_budget(value: str) -> float:
@@ -46,6 +53,19 @@ def graph_budget(value: str) -> float:
     if not 0 <= share <= 1:
         raise RagbagError(f"graph.budget {value!r}: a share of the raw text between 0 and 1 (0.05 = 5 %; 0 = no limit)")
     return share
+
+
+def retention(value: str) -> timedelta:
+    """``storage.keep_versions``: how long superseded LanceDB table versions stay (a duration:
+    ``90s``, ``30m``, ``1h``, ``7d``; ``0`` keeps only what published indexes pin)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*", str(value))
+    if m is None:
+        raise RagbagError(f"storage.keep_versions {value!r}: a duration such as 30m, 1h or 7d (0 = none)")
+    unit = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[m[2]]
+    seconds = float(m[1]) * unit
+    if seconds > 3650 * 86400:
+        raise RagbagError(f"storage.keep_versions {value!r}: at most ten years")
+    return timedelta(seconds=seconds)
 
 
 # Object-store URIs LanceDB connects to (s3+ddb: S3 with the DynamoDB commit store, for several
@@ -76,15 +96,40 @@ class Home:
         self.root = Path(raw).expanduser().resolve()
 
     def ensure(self) -> "Home":
-        """Create the home (0700) with a telemetry-off Dagster home inside it."""
-        dirs = [self.root, self.dagster_home, self.index_root, self.state_dir]
+        """Create the home (0700) with a telemetry-off Dagster home inside it, and make this
+        process write privately into it (see :func:`private_process`)."""
+        self.check_root()
+        private_process(self)
+        dirs = [self.root, self.dagster_home, self.index_root, self.state_dir, self.tmp_dir]
         if self.lance_is_local:  # an object store needs no directory made
             dirs.append(self.lance_dir)
         for d in dirs:
             d.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.root, 0o700)
+        if self.root not in _tightened:
+            _tightened.add(self.root)
+            clear_stale_temporaries(self.tmp_dir)
+            tighten(self.root)
+            if self.lance_is_local and not self.lance_dir.is_relative_to(self.root):
+                tighten(self.lance_dir)
         self._ensure_dagster_yaml(self.dagster_home / "dagster.yaml")
         return self
+
+    def check_root(self) -> None:
+        """$RAGBAG_HOME must be (or become) a folder: a file there would otherwise surface as a
+        NotADirectoryError from whichever command touches it first."""
+        for path in (self.root, *self.root.parents):
+            if path.exists():
+                if not path.is_dir():
+                    where = "is a file" if path == self.root else f"lies under {path}, a file"
+                    raise RagbagError(f"RAGBAG_HOME {self.root} {where}, not a folder: point RAGBAG_HOME at a folder")
+                return
+
+    @property
+    def tmp_dir(self) -> Path:
+        """Temporaries and caches (SQLite copies, jieba's dictionary cache): private, like the
+        rest of the home, and cleared of what dead processes left behind."""
+        return self.root / "tmp"
 
     @staticmethod
     def _ensure_dagster_yaml(path: Path) -> None:
@@ -134,8 +179,17 @@ class Home:
         return self.root / "state"
 
     @property
+    def lease_dir(self) -> Path:
+        """The leases of running build steps (see ragbag.leases)."""
+        return self.state_dir / "leases"
+
+    @property
     def dagster_home(self) -> Path:
         return self.root / "dagster"
+
+    @property
+    def keep_versions(self) -> timedelta:
+        return retention(str(self.get_config("storage.keep_versions") or KEEP_VERSIONS))
 
     def index_dir(self, connector: str, source: str) -> Path:
         return self.index_root / connector / source
@@ -175,6 +229,8 @@ class Home:
             value = str(graph_budget(value))
         elif key == "storage.lance_uri":
             value = lance_location(value)
+        elif key == "storage.keep_versions":
+            retention(value)
         elif key not in SETTABLE:
             raise RagbagError(f"unknown setting {key!r}; settable: {', '.join(sorted(SETTABLE))}")
         config = self.config()
@@ -305,6 +361,61 @@ def _read_yaml(path: Path) -> Any:
         line = getattr(getattr(e, "problem_mark", None), "line", None)
         where = f" (line {line + 1})" if line is not None else ""
         raise RagbagError(f"{path}: invalid YAML{where}") from None
+
+
+_tightened: set[Path] = set()
+_TEMPORARY = re.compile(r"^ragbag-[a-z]+-(\d+)-")  # ragbag-<what>-<pid>-…: whose it is
+
+
+def private_process(home: "Home | None" = None) -> None:
+    """Make every file this process (and its children) creates owner-only, and put its
+    temporaries under the home: the CLI, the MCP server, the Dagster code location and its step
+    processes all call this before they write anything."""
+    os.umask(0o077)
+    home = home or Home()
+    if home.root.is_dir():
+        home.tmp_dir.mkdir(mode=0o700, exist_ok=True)
+        os.environ["TMPDIR"] = str(home.tmp_dir)
+        tempfile.tempdir = str(home.tmp_dir)
+
+
+def temporary_prefix(what: str) -> str:
+    """A prefix for a temporary file or folder that names its process, so a later process can
+    tell a dead one's leftovers (a killed build's SQLite copy) from a live one's."""
+    return f"ragbag-{what}-{os.getpid()}-"
+
+
+def clear_stale_temporaries(folder: Path) -> list[str]:
+    """Delete the temporaries of processes that are gone; returns their names."""
+    gone = []
+    for entry in folder.iterdir() if folder.is_dir() else ():
+        m = _TEMPORARY.match(entry.name)
+        if m and not alive(int(m[1])):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+            gone.append(entry.name)
+    return gone
+
+
+def tighten(root: Path) -> int:
+    """Take group and other permissions off everything under ``root`` (files 0600, folders
+    0700) that an older ragbag, another tool or a process without our umask wrote; links are
+    left alone (chmod would follow them out of the home). Returns how many were changed."""
+    changed = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in [*dirnames, *filenames]:
+            path = os.path.join(dirpath, name)
+            try:
+                st = os.lstat(path)
+                if stat.S_ISLNK(st.st_mode) or not st.st_mode & 0o077:
+                    continue
+                os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o077)
+                changed += 1
+            except OSError:
+                continue  # gone meanwhile, or not ours
+    return changed
 
 
 def write_private(path: Path, text: str) -> None:

@@ -4,7 +4,9 @@ One process serves every call, so the embedding model, the loaded indexes and do
 metadata stay warm (they are loaded in the background at start-up). stdout carries only the
 protocol (the SDK points fd 1 at stderr while serving, so stray prints cannot corrupt it); logs
 go to stderr. Tool failures — a bad filter, an unknown doc_id, a bad regex — come back as
-``isError`` results with a one-line message, and the server keeps serving. Results are JSON
+``isError`` results with a one-line message, and the server keeps serving. Calls run concurrently
+in worker threads; a regex that runs into grep_file's time limit holds up only its own call (its
+match runs outside the tools' lock, on threads of its own). Results are JSON
 text under a character budget; what was cut is named in ``note`` with how to get the rest.
 ``build`` (refresh a source through Dagster) is offered only with ``--allow-build``.
 """
@@ -20,7 +22,7 @@ from typing import Any
 
 from ragbag import jsonout
 from ragbag.errors import RagbagError
-from ragbag.home import Home
+from ragbag.home import Home, private_process
 from ragbag.tools import MAX_CHARS, SPECS, Tools, validate
 
 log = logging.getLogger("ragbag.mcp")
@@ -74,7 +76,26 @@ class Backend:
                 raise RagbagError("build is disabled: start the server with `ragbag mcp --allow-build`")
             validate(BUILD_SPEC, args)
             return self._build(args["source"])
-        return self.tools.call(name, args)
+        try:
+            return self.tools.call(name, args)
+        except RagbagError:
+            raise
+        except Exception as e:
+            damage = self._damage()
+            if damage is None:
+                raise
+            raise damage from e
+
+    def _damage(self) -> RagbagError | None:
+        """A damaged published index, when one explains a tool's unexpected failure (a tool
+        that reads index files itself trips over them): its one-line error names the source
+        to rebuild, where "internal error" would name nothing."""
+        from ragbag.stages import first_damage
+
+        try:
+            return first_damage(self.home)
+        except Exception:
+            return None
 
     def _build(self, name: str) -> dict[str, Any]:
         src = self.home.source(name)
@@ -94,7 +115,11 @@ def make_server(backend: Backend):
     import mcp.types as types
     from mcp.server.lowlevel import Server
 
+    # Worker threads: one pool for the tools, a separate one for grep_file, whose regex can run
+    # up to its time limit; a burst of slow greps then waits for grep threads and never for the
+    # threads (or the Tools lock: the match runs unlocked) that every other tool needs.
     limiter = anyio.CapacityLimiter(4)
+    grep_limiter = anyio.CapacityLimiter(4)
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[
@@ -108,7 +133,8 @@ def make_server(backend: Backend):
         try:
             if name not in {s["name"] for s in backend.specs}:
                 raise RagbagError(f"unknown tool {name!r}; tools: {', '.join(s['name'] for s in backend.specs)}")
-            result = await anyio.to_thread.run_sync(backend.call, name, args, limiter=limiter)
+            pool = grep_limiter if name == "grep_file" else limiter
+            result = await anyio.to_thread.run_sync(backend.call, name, args, limiter=pool)
             text, is_error = jsonout.dumps(result), False
         except RagbagError as e:
             text, is_error = f"error: {e}", True
@@ -141,6 +167,7 @@ def serve(home: Home | None = None, allow_build: bool = False, max_chars: int = 
     for noisy in ("mcp", "httpx", "lancedb"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     home = home or Home()
+    private_process(home)  # also when started as a library, not through the CLI
     backend = Backend(home, allow_build=allow_build, max_chars=max_chars)
     server = make_server(backend)
     log.info("serving %s (build %s)", home.root, "allowed" if allow_build else "off")

@@ -9,7 +9,7 @@ when a newer build is published.
 from __future__ import annotations
 
 import json
-import os
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +20,7 @@ import pandas as pd
 
 from ragbag import bm25, embedding, exact, filters, graph
 from ragbag.documents import citation_for
-from ragbag.errors import RagbagError
+from ragbag.errors import DamagedIndex, RagbagError
 from ragbag.home import Home
 
 MODES = ("hybrid", "vector", "keyword")
@@ -48,6 +48,10 @@ COLUMNS = [
 EXACT_BELOW = 20_000
 _FIELDS = ("chunk_id", "doc_id", "source", "connector", "uri", "title", "text", "ordinal",
            "start", "end", "date", "created_at", "updated_at", "metadata")
+# A publish may swap a source's ``current`` while ``load`` reads the version it named. That
+# version stays for ``stages.SUPERSEDED_GRACE_S``; a read slower than that, which finds files
+# gone, follows ``current`` again, this many times in all, before it calls the index damaged.
+LOAD_ATTEMPTS = 3
 
 
 @dataclass
@@ -64,6 +68,7 @@ class Snapshot:
     by_doc: dict[str, list[int]]  # rows of each document in reading order
     graph: Any = None  # graph.Compact, a faiss index, or None (exact search only)
     store: Any = None  # the Store it was read from (for columns read only when needed)
+    twins: dict[int, list[int]] = field(default_factory=dict)  # fast graph: a node's row -> rows of its text
     _words: dict[int, frozenset[str]] = field(default_factory=dict)
     _indexed: dict[str, tuple[str, str]] | None = None
 
@@ -122,15 +127,12 @@ def search(
     seconds per query until their encodings are cached in this process); ``score`` is then the
     fused first-stage and reranker score.
     """
-    if mode not in MODES:
-        raise RagbagError(f"unknown mode {mode!r}; use one of: {', '.join(MODES)}")
-    if fusion not in FUSIONS:
-        raise RagbagError(f"unknown fusion {fusion!r}; use one of: {', '.join(FUSIONS)}")
+    check_request(query, k=k, connectors=connectors, mode=mode, fusion=fusion, min_score=min_score)
     conditions = filters.parse_where(where)
     lo, hi = filters.parse_time(after), filters.parse_time(before)
     home = home if isinstance(home, Home) else Home(home)
     snaps = _select(home, sources, connectors)
-    if not query.strip() or k <= 0 or not snaps:
+    if not snaps:
         return pd.DataFrame(columns=COLUMNS)
 
     masks = [_mask(s, conditions, lo, hi) for s in snaps]
@@ -186,6 +188,39 @@ def search(
             "keyword_score": float(kw_d[(i, j)]) if (i, j) in kw_d else None,
         })
     return pd.DataFrame(out, columns=COLUMNS)
+
+
+def check_request(query: Any, k: int = 10, connectors: Iterable[str] | None = None, mode: str = "hybrid",
+                  fusion: str = DEFAULT_FUSION, min_score: float | None = None) -> None:
+    """Refuse a search that cannot mean anything, before an index loads: the CLI, MCP, ``ask``
+    and the agent all search through ``search``, so none of them answers "0 hits" to a typo."""
+    if mode not in MODES:
+        raise RagbagError(f"unknown mode {mode!r}; use one of: {', '.join(MODES)}")
+    if fusion not in FUSIONS:
+        raise RagbagError(f"unknown fusion {fusion!r}; use one of: {', '.join(FUSIONS)}")
+    if not isinstance(query, str) or not query.strip():
+        raise RagbagError("the query is empty: say what to look for")
+    if k < 1:
+        raise RagbagError(f"k must be at least 1, not {k}")
+    check_min_score(min_score)
+    check_connectors(connectors)
+
+
+def check_min_score(min_score: float | None) -> None:
+    """A score floor must be a number: NaN compares false with every score (nothing passes) and
+    an infinite one lets everything or nothing through."""
+    if min_score is not None and not math.isfinite(min_score):
+        raise RagbagError(f"--min-score {min_score}: give a finite number")
+
+
+def check_connectors(names: Iterable[str] | None) -> None:
+    if not names:
+        return
+    import connectors as registry  # only its name list: no connector module is imported
+
+    for name in names:
+        if name not in registry.NAMES:
+            raise RagbagError(f"unknown connector {name!r}; choose one of: {', '.join(registry.NAMES)}")
 
 
 def vector_share(query: str, model: str | None, fusion: str = DEFAULT_FUSION) -> float:
@@ -267,21 +302,61 @@ def _current(home: Home, connector: str, source: str) -> Path:
 
 
 def load(home: Home, connector: str, source: str) -> Snapshot | None:
-    """The published snapshot of a source, from memory when it has not been rebuilt since."""
-    current = _current(home, connector, source)
-    try:
-        key = os.readlink(current)
-    except OSError:
-        return None
+    """The published snapshot of a source (None: never built), from memory when it has not been
+    rebuilt since. An index that cannot be read is a ``DamagedIndex`` naming the source and the
+    rebuild that repairs it, unless a publish swapped versions meanwhile: then the new one is read
+    (``LOAD_ATTEMPTS``)."""
+    from ragbag.stages import current_version
+
+    base = home.index_dir(connector, source)
     cache_key = (str(home.root), source)
-    cached = _loaded.get(cache_key)
-    if cached is not None and cached.key == key:
-        return cached
+    failure: DamagedIndex | None = None
+    for _ in range(LOAD_ATTEMPTS):
+        key = current_version(base, source)
+        if key is None:
+            return None
+        cached = _loaded.get(cache_key)
+        if cached is not None and cached.key == key:
+            return cached
+        try:
+            snap = _read(home, source, base / key, key)
+        except DamagedIndex as e:
+            if current_version(base, source) == key:
+                raise  # still what search is told to read: really damaged
+            failure = e
+            continue
+        _loaded[cache_key] = snap
+        return snap
+    assert failure is not None
+    raise failure
+
+
+def _read(home: Home, source: str, directory: Path, key: str) -> Snapshot:
+    """One published version in memory; anything that keeps it from being read is damage."""
+    from ragbag.stages import check_version
+
+    manifest, ids = check_version(directory, source)
+    try:
+        return _snapshot(home, source, directory, key, manifest, ids)
+    except RagbagError:
+        raise
+    except Exception as e:  # a file cut short or gone, a table version cleaned up, …
+        raise DamagedIndex(source, _reason(e, directory)) from e
+
+
+def _reason(error: Exception, directory: Path) -> str:
+    if isinstance(error, FileNotFoundError) and error.filename:
+        path = Path(error.filename)
+        return f"{path.relative_to(directory.parent) if path.is_relative_to(directory.parent) else path} is missing"
+    if isinstance(error, (OSError, ValueError)):  # LanceDB's "Version 10 no longer exists", …
+        return str(error)[:300]
+    return f"{type(error).__name__}: {str(error)[:300]}"
+
+
+def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict[str, Any],
+              ids: list[str]) -> Snapshot:
     from ragbag.store import Store
 
-    directory = current.parent / key
-    manifest = json.loads((directory / "manifest.json").read_text())
-    ids: list[str] = json.loads((directory / "chunk_ids.json").read_text())
     store = Store(home.lance_uri)
     versions = manifest["versions"]
     g = None
@@ -291,8 +366,12 @@ def load(home: Home, connector: str, source: str) -> Snapshot | None:
         g, _ = graph.load(directory / "graph", manifest["model"], manifest["dim"])
     compact = isinstance(g, graph.Compact)
     # A compact source stores no vectors: keep what recomputing them needs instead.
-    fields = list(_FIELDS) + (["index_text", "content_hash"] if compact else [])
+    fields = list(_FIELDS) + (["index_text", "content_hash"] if compact else ["content_hash"] if g is not None else [])
     rows = store.published_rows("chunks", source, versions["chunks"], fields).to_pandas()
+    unknown = len(set(ids) - set(rows["chunk_id"]))
+    if unknown:
+        raise DamagedIndex(source, f"chunk_ids.json names {unknown} chunks the chunks table "
+                                   f"(version {versions['chunks']}) does not hold")
     rows = rows.set_index("chunk_id").loc[ids].reset_index() if ids else rows
     if compact:
         graph.attach_rows(g, rows["content_hash"].tolist())  # rows with one text share a node
@@ -312,9 +391,8 @@ def load(home: Home, connector: str, source: str) -> Snapshot | None:
     by_doc: dict[str, list[int]] = {}
     for j in sorted(range(len(records)), key=lambda j: (records[j]["doc_id"], records[j]["ordinal"])):
         by_doc.setdefault(records[j]["doc_id"], []).append(j)
-    snap = Snapshot(key, manifest, rows, records, vectors, keyword, dates, by_doc, g, store)
-    _loaded[cache_key] = snap
-    return snap
+    twins = graph.twins(rows["content_hash"].tolist()) if g is not None and not compact else {}
+    return Snapshot(key, manifest, rows, records, vectors, keyword, dates, by_doc, g, store, twins)
 
 
 def _vectors(emb, ids: list[str], dim: int) -> np.ndarray:
@@ -364,6 +442,9 @@ def _vector_top(snaps: list[Snapshot], qv: np.ndarray, masks, n: int, model: str
                                                mask, width, recompute)
         elif s.graph is not None and mask is None and len(s.rows) >= EXACT_BELOW:
             ids, scores = graph.search_fast(s.graph, qv, n, width or graph.Params().ef_search)
+            if s.twins:  # a node stands for every row of its text: they score alike
+                pairs = [(r, sc) for j, sc in zip(ids, scores) for r in s.twins.get(int(j), [int(j)])]
+                ids, scores = [r for r, _ in pairs], [sc for _, sc in pairs]
         else:
             cands.extend(_top([s.vectors @ qv if len(s.vectors) else np.zeros(0)], [mask], n, positive=False,
                               index=i))

@@ -14,7 +14,7 @@ import os
 import shutil
 import time
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
@@ -24,14 +24,20 @@ import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from ragbag import bm25, embedding, graph, progress
 from ragbag.documents import Cursor, Document, ReadError, Seen, Span, doc_id_for, stable_hash
-from ragbag.errors import RagbagError
+from ragbag.errors import DamagedIndex, RagbagError
 from ragbag.home import Home, Source, graph_budget, write_private
-from ragbag.store import SCHEMAS, Store, lit
+from ragbag.store import PUBLISHED as PUBLISHED_TABLES, SCHEMAS, Store, lit
 
-Reader = Callable[[Path | None, str, "dict | None"], Iterator["Document | ReadError | Seen | Cursor"]]
+Reader = Callable[..., Iterator["Document | ReadError | Seen | Cursor"]]  # read(path, source, cursor, options=)
 Spanner = Callable[[Document, Callable[[str], int], int], list[Span]]
 
 MANIFEST = "manifest.json"
+# A version a publish superseded stays readable this long: a search that followed ``current``
+# just before the swap is still reading its files (a big source's load takes seconds). A later
+# publish deletes it after that; a reader slower still re-reads ``current`` (``query.load``).
+SUPERSEDED_GRACE_S = 120.0
+_SUPERSEDED = ".superseded"  # in a version directory: its mtime is when it was superseded
+_SEAL = ".chunk_ids.sha256"  # in a version directory: chunk_ids.json's hash when it was published
 # Bump when chunking changes what it produces for the same text: every document is re-chunked.
 CHUNKER_VERSION = "1"
 _MAX_TITLE_TOKENS = 32
@@ -54,7 +60,7 @@ def ingest(store: Store, home: Home, source: Source, read: Reader) -> dict[str, 
     seen: set[str] = set()
     errors: list[dict[str, str]] = []
     new_cursor: dict[str, Any] | None = None
-    for item in read(root, source.name, cursor):
+    for item in read(root, source.name, cursor, options=source.options):
         if isinstance(item, ReadError):
             errors.append(item.as_dict())
         elif isinstance(item, Seen):
@@ -63,6 +69,8 @@ def ingest(store: Store, home: Home, source: Source, read: Reader) -> dict[str, 
             new_cursor = item.state
         elif item.doc_id in docs:
             errors.append({"uri": item.uri, "error": f"duplicate record id {item.native_id!r}, kept the first"})
+        elif not (item.text or "").strip():  # reported and skipped: one such file must not fail
+            errors.append({"uri": item.uri, "error": "no text to index"})  # the whole source's check
         else:
             docs[item.doc_id] = item
             if len(docs) % 50 == 0:
@@ -362,7 +370,8 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
         vectors = _all_vectors(store, source, model, order, stored)
         g = previous
         if new:
-            g.add(np.ascontiguousarray(vectors[len(keep):]))
+            graph.add_fast(g, vectors[len(keep):], [h for _, h in new], offset=len(keep),
+                           present=frozenset(h for _, h in order[:len(keep)]))
         recall, queries = graph.self_recall(g, vectors, params, _RECALL_QUERIES)
         meta.update(mode="updated", churn=churn, full_build_n=staged["full_build_n"], recall_at_10=recall,
                     recall_queries=queries, inserted=len(new), deleted=0)
@@ -375,7 +384,7 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
             g, recall, queries = graph.build_within(vectors, raw_bytes, params, queries=_RECALL_QUERIES)
         else:
             vectors = _all_vectors(store, source, model, order, stored)
-            g = graph.build_fast(vectors, params)
+            g = graph.build_fast(vectors, [h for _, h in order], params)
             recall, queries = graph.self_recall(g, vectors, params, _RECALL_QUERIES)
         meta.update(mode="built", churn=0, full_build_n=len(order), recall_at_10=recall,
                     recall_queries=queries, inserted=len(order), deleted=len(old_pairs))
@@ -544,6 +553,7 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
     (target / MANIFEST).write_text(json.dumps(manifest, indent=1))
     store.publish(source.name)
     _swap_current(base, name)
+    retain(store, home, source)
     progress.report("index", source.name, 1, 1)
     preview = _preview([(c, "", t) for c, t in list(zip(ids, chunks["index_text"]))[:_PREVIEW_ROWS]])
     return {**manifest, "unchanged": False, "index_dir": str(target), "bytes": dir_bytes(base),
@@ -557,9 +567,190 @@ def remove(store: Store, home: Home, source: Source) -> None:
     (home.state_dir / f"{source.name}.cursor.json").unlink(missing_ok=True)
 
 
-def published_manifest(home: Home, source: Source) -> dict[str, Any] | None:
-    path = home.index_dir(source.connector, source.name) / "current" / MANIFEST
-    return json.loads(path.read_text()) if path.exists() else None
+def retain(store: Store, home: Home, published: Source) -> None:
+    """After a publish: drop the table versions no index needs any more (``storage.keep_versions``).
+
+    A source's publication pins the versions it was built from, and every version after the
+    oldest pin must stay; so a source not rebuilt for longer than the retention is moved to
+    the newest versions first, when its rows there are the ones it was built from.
+    """
+    keep = home.keep_versions
+    stale = datetime.now(timezone.utc) - keep
+    for name, other in home.sources().items():
+        manifest = published_manifest(home, other) if name != published.name else None
+        if manifest and datetime.fromisoformat(manifest.get("pinned_at") or manifest["built_at"]) < stale:
+            republish(store, home, other)
+    store.prune(keep)
+
+
+def republish(store: Store, home: Home, source: Source) -> bool:
+    """Publish a source's current index again, pinned to the newest table versions, when its
+    rows there are exactly those it was built from (False, and nothing done, otherwise: a
+    build of it is under way or was killed, and its next build publishes)."""
+    manifest = published_manifest(home, source)
+    if manifest is None or not store.unchanged_since(source.name, manifest["versions"]):
+        return False
+    base = home.index_dir(source.connector, source.name)
+    name = f"v{int(time.time() * 1000)}"
+    shutil.copytree(base / "current", base / name, copy_function=os.link)  # hard links: no copy
+    (base / name / MANIFEST).unlink()  # a link to the old manifest: replaced, never edited
+    versions = store.publish(source.name)
+    pinned = {**manifest, "versions": versions,
+              "pinned_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    (base / name / MANIFEST).write_text(json.dumps(pinned, indent=1))
+    _swap_current(base, name)
+    return True
+
+
+def purge(store: Store, home: Home, source: Source) -> list[str]:
+    """Remove a source so that none of its bytes stay on disk: its rows, the cached vectors of
+    texts only it had, the data files and table versions that held them, its index files and
+    cursor. Every other source is republished on the rewritten tables; those that cannot be
+    (a build of them under way) are returned: their pinned versions still hold the removed
+    text until their next build."""
+    store.forget_vectors(source.name)
+    remove(store, home, source)
+    for name in (*PUBLISHED_TABLES, "embedding_cache"):
+        store.rewrite(name)
+    held = [name for name, other in sorted(home.sources().items())
+            if name != source.name and published_manifest(home, other) and not republish(store, home, other)]
+    store.prune(timedelta(0), purge=True)
+    return held
+
+
+def published_manifest(home: Home, source: Source, store: Store | None = None) -> dict[str, Any] | None:
+    """The manifest of what search reads for this source; None when it was never built or its
+    published index is damaged: a damaged index is never "unchanged", so the next publish
+    replaces it (``published`` says what is wrong). ``store``: an open one to check with."""
+    try:
+        return published(home, source, store)
+    except DamagedIndex:
+        return None
+
+
+def published(home: Home, source: Source, store: Store | None = None) -> dict[str, Any] | None:
+    """The manifest of the source's published index once its files and the table versions it
+    pins are checked to be there (None: never built). A ``DamagedIndex`` says what is not."""
+    base = home.index_dir(source.connector, source.name)
+    key = current_version(base, source.name)
+    if key is None:
+        return None
+    manifest, _ = check_version(base / key, source.name)
+    _check_tables(store or Store(home.lance_uri), manifest, source.name)
+    return manifest
+
+
+def current_version(base: Path, source: str) -> str | None:
+    """The version directory ``current`` names (None when the source was never published)."""
+    try:
+        return os.readlink(base / "current")
+    except FileNotFoundError:
+        return None
+    except OSError:
+        raise DamagedIndex(source, f"{base / 'current'} is not a link to a version") from None
+
+
+def check_version(directory: Path, source: str) -> tuple[dict[str, Any], list[str]]:
+    """A published version's manifest and chunk ids (the index's rows in order), once the files
+    search reads are there and agree; cheap (no index is loaded), so status checks every source."""
+    if not directory.is_dir():
+        raise DamagedIndex(source, f"`current` points at {directory.name}, which is missing")
+    manifest = _json_file(directory / MANIFEST, source)
+    if not isinstance(manifest, dict) or not _manifest_complete(manifest):
+        raise DamagedIndex(source, f"{MANIFEST} lacks the fields search needs")
+    ids = _json_file(directory / "chunk_ids.json", source, sealed=True)
+    if not isinstance(ids, list) or len(ids) != manifest["chunks"] or not all(isinstance(c, str) for c in ids):
+        raise DamagedIndex(source, f"chunk_ids.json does not list the {manifest['chunks']} chunks of {MANIFEST}")
+    needed = ["bm25/tokenizer.json"] if ids else []
+    if "graph" in manifest:  # published since the graph stage exists
+        needed.append(f"{_STAGED_GRAPH}/{graph.META}")
+    for rel in needed:
+        if not (directory / rel).is_file():
+            raise DamagedIndex(source, f"{rel.split('/')[0]}/ of {directory.name} is missing or incomplete")
+    if ids:
+        _check_whole(directory / "bm25", source)
+    return manifest, ids
+
+
+def _check_whole(folder: Path, source: str) -> None:
+    """No array or JSON file in ``folder`` is cut short (a crash or a full disk mid-copy): arrays
+    are mapped, not read, and JSON is looked at only at its end, so this stays cheap."""
+    for path in sorted(folder.iterdir()):
+        try:
+            if path.suffix == ".npy":
+                np.load(path, mmap_mode="r")
+            elif path.suffix == ".json":
+                with path.open("rb") as f:
+                    f.seek(max(0, path.stat().st_size - 64))
+                    whole = f.read().rstrip()[-1:] in (b"}", b"]")
+                if not whole:
+                    raise ValueError("cut short")
+        except (OSError, ValueError):
+            where = f"{folder.name}/{path.name} of {folder.parent.name}"
+            raise DamagedIndex(source, f"{where} is unreadable (cut short?)") from None
+
+
+def _json_file(path: Path, source: str, sealed: bool = False) -> Any:
+    """A published JSON file, parsed; ``sealed``: it must still hash as it did when published."""
+    try:
+        raw = path.read_bytes()
+        if sealed and _digest(raw) != _sealed_digest(path.parent, raw):
+            raise DamagedIndex(source, f"{path.name} of {path.parent.name} differs from what was published")
+        return json.loads(raw)
+    except FileNotFoundError:
+        raise DamagedIndex(source, f"{path.name} of {path.parent.name} is missing") from None
+    except (OSError, ValueError):
+        raise DamagedIndex(source, f"{path.name} of {path.parent.name} is unreadable (cut short?)") from None
+
+
+def _digest(raw: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(raw).hexdigest()
+
+
+def _sealed_digest(version: Path, raw: bytes) -> str:
+    """The hash chunk_ids.json had when its version was published (a version published before
+    seals existed vouches for whatever it holds)."""
+    try:
+        return (version / _SEAL).read_text().strip()
+    except FileNotFoundError:
+        return _digest(raw)
+
+
+def _seal(version: Path) -> None:
+    """Record chunk_ids.json's hash: the index rows are in its order, and a copy of another
+    version's (same length, other ids or order) would otherwise pass as sound."""
+    tmp = version / f"{_SEAL}.tmp"
+    tmp.write_text(_digest((version / "chunk_ids.json").read_bytes()))
+    os.replace(tmp, version / _SEAL)  # a new file: a version made of hard links keeps its own
+
+
+def _manifest_complete(manifest: dict[str, Any]) -> bool:
+    from ragbag.store import PUBLISHED
+
+    versions = manifest.get("versions")
+    return (isinstance(versions, dict) and all(isinstance(versions.get(t), int) for t in PUBLISHED)
+            and isinstance(manifest.get("chunks"), int) and isinstance(manifest.get("dim"), int)
+            and isinstance(manifest.get("model"), str))
+
+
+def _check_tables(store: Store, manifest: dict[str, Any], source: str) -> None:
+    """Every table still holds the version the manifest pins, as the source's publication tag
+    vouches: a table deleted and made anew may well have a version of that number, holding
+    other rows (a tag ahead of the manifest is a publish between its two steps)."""
+    from ragbag.store import PUBLISHED, _tag
+
+    for name in PUBLISHED:
+        version = manifest["versions"][name]
+        try:
+            table = store.db.open_table(name)
+            pinned = table.tags.list().get(_tag(source), {}).get("version")
+            if pinned is None or pinned < version:
+                raise ValueError(f"it is not tagged {_tag(source)} at that version")
+            table.checkout(version)
+        except ValueError as e:  # LanceDB's "not found" / "no longer exists", or the tag
+            raise DamagedIndex(source, f"the {name} table's version {version} is gone: {e}") from None
 
 
 def _store_bytes(store: Store, source: str) -> int:
@@ -578,14 +769,54 @@ def dir_bytes(path: Path) -> int:
 
 
 def _swap_current(base: Path, name: str) -> None:
-    """Point ``current`` at the new version in one rename, then drop older versions."""
+    """Point ``current`` at the new version in one rename. The versions it supersedes are not
+    deleted now: a search may have followed ``current`` a moment ago and still be reading
+    them. Each is stamped when first superseded and deleted by a later swap once
+    ``SUPERSEDED_GRACE_S`` has passed (``remove`` deletes them all at once)."""
+    if (base / name / "chunk_ids.json").exists():
+        _seal(base / name)
     tmp = base / ".current.tmp"
     tmp.unlink(missing_ok=True)
     os.symlink(name, tmp)
     os.replace(tmp, base / "current")
+    now = time.time()
     for old in base.iterdir():
-        if old.is_dir() and not old.is_symlink() and old.name.startswith("v") and old.name != name:
+        if old.name == name or old.is_symlink() or not old.is_dir() or not old.name.startswith("v"):
+            continue
+        since = _superseded_at(old)
+        if since is None:
+            _mark_superseded(old)  # the version just replaced, or one a killed publish left
+        elif now - since >= SUPERSEDED_GRACE_S:
             shutil.rmtree(old, ignore_errors=True)
+
+
+def _superseded_at(version: Path) -> float | None:
+    try:
+        return (version / _SUPERSEDED).stat().st_mtime
+    except OSError:
+        return None
+
+
+def _mark_superseded(version: Path) -> None:
+    try:
+        (version / _SUPERSEDED).touch()
+    except OSError:
+        pass  # unwritable: it stays until `ragbag remove`, which is better than pulling it from a reader
+
+
+def first_damage(home: Home) -> DamagedIndex | None:
+    """The damage of the first registered source whose published index is damaged: what a
+    failure that surfaced elsewhere (a tool reading index files itself) most likely was."""
+    store = None
+    for source in home.sources().values():
+        try:
+            if current_version(home.index_dir(source.connector, source.name), source.name) is None:
+                continue
+            store = store or Store(home.lance_uri)
+            published(home, source, store)
+        except DamagedIndex as e:
+            return e
+    return None
 
 
 def chunking_key(content_hash: str, model: str) -> str:

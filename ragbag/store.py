@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterable
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from ragbag.errors import RagbagError
 
@@ -47,6 +50,9 @@ SCHEMAS: dict[str, pa.Schema] = {
     "embedding_cache": pa.schema([("key", pa.string()), ("vector", pa.list_(pa.float32()))]),
 }
 PUBLISHED = ("documents", "chunks", "embeddings")
+# What a source's rows are compared by when its publication is moved to a newer table version.
+_IDENTITY = {"documents": ["doc_id", "content_hash"], "chunks": ["chunk_id", "content_hash"],
+             "embeddings": ["chunk_id", "content_hash", "model"]}
 _BATCH = 500
 
 
@@ -151,6 +157,72 @@ class Store:
 
     def versions(self) -> dict[str, int]:
         return {name: self.table(name).version for name in PUBLISHED}
+
+    # -- what stays on disk ------------------------------------------------------------------
+
+    def unchanged_since(self, source: str, versions: dict[str, int]) -> bool:
+        """Whether a source's rows now are exactly its rows at ``versions`` (its publication):
+        then its publication may move to the newest table versions without a rebuild."""
+        for name in PUBLISHED:
+            cols = _IDENTITY[name]
+            tbl = self.table(name)
+            now = _scan(tbl, f"source = {lit(source)}", cols)
+            tbl.checkout(versions[name])
+            then = _scan(tbl, f"source = {lit(source)}", cols)
+            tbl.checkout_latest()
+            if now.num_rows != then.num_rows or now.sort_by([(c, "ascending") for c in cols]) != \
+                    then.sort_by([(c, "ascending") for c in cols]):
+                return False
+        return True
+
+    def forget_vectors(self, source: str) -> int:
+        """Drop the cached vectors of texts only this source had (a removed source's texts
+        must not stay behind as embeddings); returns how many went."""
+        emb = self.table("embeddings")
+        mine = _scan(emb, f"source = {lit(source)}", ["content_hash", "model"]).to_pylist()
+        if not mine:
+            return 0
+        hashes = sorted({r["content_hash"] for r in mine})
+        shared = set(self.lookup("embeddings", "content_hash", hashes, ["content_hash", "source"])
+                     .filter(pa.compute.not_equal(pa.compute.field("source"), source))
+                     .column("content_hash").to_pylist()) if hashes else set()
+        keys = sorted({f"{r['model']}:{r['content_hash']}" for r in mine if r["content_hash"] not in shared})
+        self.delete_keys("embedding_cache", "key", keys)
+        return len(keys)
+
+    def rewrite(self, name: str) -> None:
+        """Write the table's current rows into new data files: a delete only marks rows, and
+        compaction leaves a file holding few deleted rows as it is, so the bytes of removed rows
+        stay on disk until every file that held them is replaced."""
+        tbl = self.table(name)
+        data = tbl.to_arrow()
+        self.db.create_table(name, data=data.cast(SCHEMAS[name]), mode="overwrite")
+
+    def prune(self, keep: timedelta, purge: bool = False) -> dict[str, bool]:
+        """Delete table versions search no longer needs: those older than ``keep`` and older than
+        every published (tagged) version. ``purge`` (a removal) keeps only the newest and the
+        tagged versions and also deletes files no version references. Returns, per table,
+        whether everything older than ``keep`` could go (False: a publication pins an older one)."""
+        done = {}
+        for name in (*PUBLISHED, "embedding_cache"):
+            tbl = self.table(name)
+            pinned = [v["version"] for v in tbl.tags.list().values()]
+            history = {v["version"]: v["timestamp"] for v in tbl.list_versions()}
+            cutoff = datetime.now(timezone.utc) - keep
+            oldest_pin = min((_utc(history[v]) for v in pinned if v in history), default=None)
+            done[name] = oldest_pin is None or oldest_pin >= cutoff
+            if oldest_pin is not None and oldest_pin < cutoff:
+                cutoff = oldest_pin - timedelta(milliseconds=1)
+            older_than = max(datetime.now(timezone.utc) - cutoff, timedelta(0))
+            with warnings.catch_warnings():  # "cleanup_older_than=0 removes every version": meant
+                warnings.simplefilter("ignore", UserWarning)
+                tbl.optimize(cleanup_older_than=older_than, delete_unverified=purge)
+        return done
+
+
+def _utc(stamp: datetime) -> datetime:
+    """LanceDB lists version times as naive local times."""
+    return stamp.astimezone(timezone.utc)
 
 
 def _tag(source: str) -> str:

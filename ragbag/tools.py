@@ -33,6 +33,8 @@ MAX_K = 50
 READ_DEFAULT = 4_000
 GREP_TIMEOUT_S = 1.0
 MAX_PATTERN = 1_000
+MAX_REPEAT = 100_000        # counted repetitions ({n}) of a pattern, multiplied: the regex engine
+                            # unrolls them when compiling, so x{4294967294} would eat gigabytes
 _TEXT_CACHE = 16            # documents whose text stays in memory (read → grep → read…)
 
 
@@ -194,6 +196,8 @@ class Tools:
             raise ToolError(f"unknown tool {name!r}; tools: {', '.join(s['name'] for s in SPECS)}")
         args = dict(arguments or {})
         validate(spec, args)
+        if name in _SELF_LOCKING:
+            return getattr(self, name)(**args)
         with self._lock:
             return getattr(self, name)(**args)
 
@@ -252,22 +256,17 @@ class Tools:
 
     def grep_file(self, doc_id: str, pattern: str, context_chars: int = 80, limit: int = 20,
                   ignore_case: bool = True) -> dict[str, Any]:
-        import regex
-
-        docs, meta = self._doc(doc_id)
-        if not pattern:
-            raise ToolError("pattern is empty")
-        if len(pattern) > MAX_PATTERN:
-            raise ToolError(f"pattern is longer than {MAX_PATTERN} characters")
-        try:
-            rx = regex.compile(pattern, regex.IGNORECASE if ignore_case else 0)
-        except regex.error as e:
-            raise ToolError(f"bad regular expression {pattern!r}: {e}") from None
-        text = self._text(docs, doc_id)
-        spans = docs.spans.get(doc_id, [])
+        with self._lock:  # only for the lookup: the match itself runs unlocked (see below)
+            docs, meta = self._doc(doc_id)
+            text = self._text(docs, doc_id)
+            spans = docs.spans.get(doc_id, [])
+        rx = _compile_pattern(pattern, ignore_case)
         matches, total = [], 0
+        # The match runs outside the lock other tools need, so a slow pattern stalls only its own
+        # call. ``timeout`` makes the engine itself give up (it counts the process's CPU time), so
+        # a cut pattern leaves no thread spinning; ``concurrent`` lets other threads run meanwhile.
         try:
-            for m in rx.finditer(text, timeout=GREP_TIMEOUT_S):
+            for m in rx.finditer(text, timeout=GREP_TIMEOUT_S, concurrent=True):
                 if m.end() == m.start():
                     continue  # empty matches say nothing
                 total += 1
@@ -283,6 +282,8 @@ class Tools:
         except TimeoutError:
             raise ToolError(f"pattern {pattern!r} took longer than {GREP_TIMEOUT_S:g}s on {doc_id}; "
                             f"use a simpler pattern (no nested repetition)") from None
+        except RecursionError:
+            raise ToolError(f"pattern {pattern!r} recurses too deeply on {doc_id}; use a simpler pattern") from None
         res = {**_doc_public(meta), "length": len(text), "pattern": pattern, "matches": matches, "total": total}
         if total > len(matches):
             more = f"{total}+" if total >= 10 * limit else str(total)
@@ -413,6 +414,63 @@ class Tools:
         while len(self._texts) > _TEXT_CACHE:
             self._texts.popitem(last=False)
         return self._texts[key]
+
+
+# Tools that take ``Tools._lock`` themselves, for as little as they need (or not at all):
+# list_sources/source_status read only the home's files; grep_file locks for the document lookup
+# and matches unlocked, so a pathological regex never holds up the other tools.
+_SELF_LOCKING = frozenset({"list_sources", "source_status", "grep_file"})
+
+
+def _compile_pattern(pattern: str, ignore_case: bool):
+    """A grep pattern compiled, or a one-line ToolError: empty, too long, repeating too much
+    (compiling unrolls counted repetitions, so a short pattern can ask for gigabytes), nesting
+    too deeply, or not a regular expression."""
+    import regex
+
+    if not pattern:
+        raise ToolError("pattern is empty")
+    if len(pattern) > MAX_PATTERN:
+        raise ToolError(f"pattern is longer than {MAX_PATTERN} characters")
+    weight = _repeat_weight(pattern)
+    if weight > MAX_REPEAT:
+        raise ToolError(f"pattern {pattern[:100]!r} repeats too much: its counted repetitions ({{n}}) multiply to "
+                        f"{weight:,} (limit {MAX_REPEAT:,}); use smaller counts, or + and *")
+    try:
+        return regex.compile(pattern, regex.IGNORECASE if ignore_case else 0)
+    except regex.error as e:
+        raise ToolError(f"bad regular expression {pattern!r}: {e}") from None
+    except (RecursionError, MemoryError, OverflowError) as e:
+        raise ToolError(f"pattern {pattern[:100]!r} is too complex to compile ({type(e).__name__}); "
+                        f"use a simpler pattern") from None
+
+
+def _repeat_weight(pattern: str) -> int:
+    """An upper bound on how much counted repetitions unroll: the product of the minimum count of
+    every ``{m}``/``{m,n}``/``{m,}`` in the pattern. Conservative by design (repetitions in sequence
+    count as if nested; an escaped ``\\{3}`` counts too): whitespace and ``#`` comments inside the
+    braces are skipped as the engine does in verbose mode, so no spelling of a count is missed."""
+    weight, i, n = 1, 0, len(pattern)
+    while i < n:
+        if pattern[i] != "{":
+            i += 1
+            continue
+        j, digits = i + 1, ""
+        while j < n:
+            ch = pattern[j]
+            if ch.isdigit() and ch.isascii():
+                digits += ch
+            elif ch == "#":  # a verbose-mode comment runs to the end of the line
+                while j < n and pattern[j] != "\n":
+                    j += 1
+                continue
+            elif not ch.isspace():  # "," ends the minimum; anything else ends the count
+                break
+            j += 1
+        if digits:
+            weight *= max(1, int(digits))
+        i += 1
+    return weight
 
 
 def validate(spec: dict[str, Any], args: dict[str, Any]) -> None:

@@ -177,7 +177,7 @@ def test_incremental_readers_use_cursor_and_seen(home, tmp_path):
     records = {"1": "alpha", "2": "beta"}
     calls = []
 
-    def read(root, source, cursor):  # reads past the cursor, vouches for older records
+    def read(root, source, cursor, options=None):  # reads past the cursor, vouches for older records
         calls.append(cursor)
         last = (cursor or {}).get("last", 0)
         for key in sorted(records, key=int):

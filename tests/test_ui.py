@@ -81,6 +81,7 @@ def test_dagster_dev_shows_assets_partitions_and_cli_runs(home, tmp_path):
     repo = data["repositoriesOrError"]["nodes"][0]
     sensors = {s["name"]: s["sensorState"]["status"] for s in repo["sensors"]}
     assert sensors == {"ragbag_sources": "RUNNING", "ragbag_automation": "RUNNING",
-                       "ragbag_source_schedules": "RUNNING", "ragbag_file_changes": "RUNNING"}
+                       "ragbag_source_schedules": "RUNNING", "ragbag_file_changes": "RUNNING",
+                       "ragbag_reaper": "RUNNING"}
     schedules = {s["name"]: s["scheduleState"]["status"] for s in repo["schedules"]}
     assert schedules["refresh_files"] == schedules["refresh_code"] == "RUNNING"

@@ -174,7 +174,8 @@ def _check_graphql(port: int) -> None:
     repo = data["repositoriesOrError"]["nodes"][0]
     sensors = {s["name"]: s["sensorState"]["status"] for s in repo["sensors"]}
     assert sensors == {"ragbag_sources": "RUNNING", "ragbag_automation": "RUNNING",
-                       "ragbag_source_schedules": "RUNNING", "ragbag_file_changes": "RUNNING"}
+                       "ragbag_source_schedules": "RUNNING", "ragbag_file_changes": "RUNNING",
+                       "ragbag_reaper": "RUNNING"}
     schedules = {s["name"]: (s["cronSchedule"], s["scheduleState"]["status"]) for s in repo["schedules"]}
     assert schedules["refresh_files"] == ("0 * * * *", "RUNNING")
     assert schedules["refresh_code"] == ("0 * * * *", "RUNNING")

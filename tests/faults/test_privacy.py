@@ -1,0 +1,110 @@
+"""Private by default: every path under the home is owner-only, nothing is written outside it,
+and `ragbag remove` leaves no byte of the source behind."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import RAGBAG, cli, strict_json, write
+from figures import record
+
+MARKER = "Zqxvorpel"  # in one source's text only; a removed source must leave no copy of it
+
+
+def _loose(root: Path) -> list[str]:
+    """Paths under root that group or others may read, write or enter (links aside)."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in [*dirnames, *filenames]:
+            st = os.lstat(os.path.join(dirpath, name))
+            if not stat.S_ISLNK(st.st_mode) and st.st_mode & 0o077:
+                out.append(f"{oct(stat.S_IMODE(st.st_mode))} {os.path.relpath(os.path.join(dirpath, name), root)}")
+    return out
+
+
+def _holding(root: Path, needle: str) -> list[str]:
+    """Files under root whose bytes hold needle, as UTF-8 or in any letter case."""
+    variants = {v.encode() for v in (needle, needle.lower(), needle.upper())}
+    out = []
+    for dirpath, _, filenames in os.walk(root):
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path):
+                continue
+            with open(path, "rb") as f:
+                data = f.read()
+            if any(v in data for v in variants):
+                out.append(os.path.relpath(path, root))
+    return out
+
+
+@pytest.mark.slow(seconds=60)
+def test_owner_only_nothing_outside_and_remove_leaves_no_byte(home, tmp_path):
+    lance = tmp_path / "tables"
+    lance.mkdir(mode=0o755)  # an existing world-readable folder named as storage.lance_uri
+    os.chmod(lance, 0o755)
+    system_tmp = tmp_path / "system-tmp"
+    system_tmp.mkdir()
+    env = {"TMPDIR": str(system_tmp), "RAGBAG_HOME": str(home.root)}
+    stale = home.tmp_dir / "ragbag-sqlite-999999999-x"  # a killed build's SQLite copy (no such pid)
+    stale.mkdir(parents=True)
+    (stale / "copy.db").write_bytes(b"SQLite format 3\x00 private history")
+    os.chmod(home.root, 0o755)  # an older ragbag's looser home, tightened by the next command
+    (home.root / "old-notes.txt").write_text("left by an older version")
+    os.chmod(home.root / "old-notes.txt", 0o644)
+
+    kept = write(tmp_path / "kept", {"a.md": "# Harbour\n\nThe lighthouse keeper logs the tide every dawn.\n",
+                                     "zh.md": "# 会议\n\n明天上午十点在三楼会议室讨论预算。\n"})
+    secret = write(tmp_path / "secret", {
+        "diary.md": f"# Garden diary\n\n{MARKER} planted the tomatoes beside the shed.\n\n" * 3,
+        "more.md": f"# Letters\n\nDear {MARKER}, the parcel arrived on Tuesday.\n",
+    })
+    cli("config", "set", "storage.lance_uri", str(lance), env=env)
+    cli("add", "files", "kept", str(kept), env=env)
+    cli("add", "files", "secret", str(secret), env=env)
+    cli("build", env=env)
+    hits = strict_json(cli("search", MARKER, "-k", "3", "--json", env=env).stdout)
+    assert hits[0]["source"] == "secret"
+    assert strict_json(cli("search", "预算 会议", "-k", "1", "--json", env=env).stdout)[0]["source"] == "kept"  # jieba ran
+
+    assert not stale.exists()  # the dead process's temporary went at the next start
+    assert _loose(home.root) == [] and _loose(lance) == []
+    assert list(system_tmp.iterdir()) == []  # no temporary or cache outside the home
+    before = _holding(home.root, MARKER) + _holding(lance, MARKER)
+    assert before  # the check below can fail: the text was on disk
+
+    cli("remove", "secret", env=env)
+    assert _holding(home.root, MARKER) == [] and _holding(lance, MARKER) == []
+    assert _loose(home.root) == [] and _loose(lance) == []
+    hits = strict_json(cli("search", "who records the tides", "-k", "1", "--json", env=env).stdout)
+    assert hits[0]["source"] == "kept"  # the other source is still searchable, from rewritten tables
+    status = strict_json(cli("status", "--json", env=env).stdout)
+    assert "secret" not in str(status)
+    record("privacy", {"files_holding_marker_before_remove": len(before), "after_remove": 0,
+                       "paths_not_owner_only": 0})
+
+    # A refresh after the removal works on the rewritten tables.
+    write(kept, {"b.md": "# Kayaks\n\nTwo kayaks booked for Saturday.\n"})
+    report = strict_json(cli("build", "--json", env=env).stdout)[0]
+    assert report["status"] == "success" and report["documents"] == 3
+
+
+def test_servers_bind_to_loopback_only():
+    """What `make ui` starts: the Dagster webserver on 127.0.0.1 (the MCP server speaks stdio)."""
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
+    ui = makefile.split("\nui:", 1)[1].split("\n\n", 1)[0]
+    assert "dagster dev -h 127.0.0.1" in ui and "umask 077" in ui
+
+
+def test_every_ragbag_process_writes_privately(tmp_path):
+    """The CLI's own files are owner-only whatever the caller's umask."""
+    home = tmp_path / "home"
+    proc = subprocess.run(["sh", "-c", f"umask 022 && {RAGBAG} add files notes {tmp_path}"],
+                          env={**os.environ, "RAGBAG_HOME": str(home)}, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert _loose(home) == []
