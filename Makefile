@@ -34,7 +34,7 @@ demo: setup
 # so two cores run two at once. TEST_WORKERS=0 runs everything in one process.
 TEST_WORKERS ?= 2
 test: setup browser postgres
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist load --maxschedchunk 1
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --maxschedchunk 1
 
 # Headless Chromium (Debian package) + Playwright's Python driver, for tests/test_ui_browser.py;
 # matplotlib for notebooks/explore.ipynb.

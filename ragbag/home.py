@@ -285,9 +285,12 @@ class Home:
             )
         if path:  # "" = the connector's default places, discovered at every build
             resolved = Path(path).expanduser()
-            if not resolved.exists():
-                raise RagbagError(f"path does not exist: {path}")
-            path = str(resolved.resolve())
+            try:
+                if not resolved.exists():
+                    raise RagbagError(f"path does not exist: {path}")
+                path = str(resolved.resolve())
+            except OSError as e:  # a name too long, a folder we may not enter
+                raise RagbagError(f"path {path[:80]!r}: {e.strerror}") from None
         current = self.sources()
         if name in current:
             raise RagbagError(f"a source named {name!r} already exists ({current[name].connector}: {current[name].path})")

@@ -196,7 +196,8 @@ class Store:
         stay on disk until every file that held them is replaced."""
         tbl = self.table(name)
         data = tbl.to_arrow()
-        self.db.create_table(name, data=data.cast(SCHEMAS[name]), mode="overwrite")
+        if data.num_rows:  # an empty table references no data file: nothing to replace
+            tbl.add(data.cast(SCHEMAS[name]), mode="overwrite")
 
     def prune(self, keep: timedelta, purge: bool = False) -> dict[str, bool]:
         """Delete table versions search no longer needs: those older than ``keep`` and older than

@@ -12,6 +12,9 @@ from ragbag.llm import Provider, Reply, ToolCall
 from ragbag.tools import Tools
 from test_tools import built_home
 
+# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("test_agent")
+
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory, instance):

@@ -13,6 +13,9 @@ from ragbag.home import write_private
 from ragbag.llm import Provider
 from test_tools import built_home
 
+# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("test_ask")
+
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory, instance):

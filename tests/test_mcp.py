@@ -13,6 +13,9 @@ from conftest import RAGBAG, materialize_source, strict_json, write
 from ragbag.home import Home
 from test_tools import built_home
 
+# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("test_mcp")
+
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory, instance):

@@ -20,6 +20,9 @@ from ragbag import filters
 from ragbag.documents import Cursor, Document, ReadError, Seen
 from ragbag.personal_eval import KINDS, SOURCES, generate
 
+# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("test_personal_eval")
+
 
 def _files(root: Path) -> dict[str, tuple[bytes, int]]:
     return {p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)

@@ -16,6 +16,9 @@ from ragbag.errors import RagbagError
 from ragbag.home import Home
 from ragbag.tools import Tools, ToolError
 
+# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("test_tools")
+
 MANUAL = "".join(f"Section {i}. Routine maintenance step {i}: check the filters and the pressure gauge.\n"
                  for i in range(400)) + "The serial number of the unit is SN-48213, printed under the lid.\n"
 DOCS = {

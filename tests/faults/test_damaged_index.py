@@ -19,6 +19,9 @@ from ragbag import query, stages
 from ragbag.errors import DamagedIndex, RagbagError
 from ragbag.home import Home
 
+# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("test_damaged_index")
+
 NOTES = {"lisbon.md": "# Lisbon\n\nThe gate code in Lisbon is 4711.\n",
          "bread.md": "# Sourdough\n\nFeed the starter twice a day.\n"}
 

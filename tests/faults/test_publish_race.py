@@ -14,13 +14,19 @@ import threading
 import time
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
 
 import connectors
-from conftest import cli, write
+from conftest import RAGBAG, cli, strict_json, write
+from figures import record
 from ragbag import bm25, query, stages
 from ragbag.home import Home
 from ragbag.store import Store
+
+# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
+pytestmark = pytest.mark.xdist_group("test_publish_race")
 
 LISBON = "# Lisbon\n\nThe gate code in Lisbon is {code}.\n"
 
@@ -122,32 +128,73 @@ def test_superseded_versions_go_after_the_grace_and_remove_deletes_everything(co
     assert not base.exists()
 
 
-@pytest.mark.slow(seconds=40)
+def _cli_reader(home: Home, done: threading.Event, served: dict, failures: list) -> None:
+    """`ragbag search` processes, one after another, until the publishes are over."""
+    env = {"RAGBAG_HOME": str(home.root), "DAGSTER_HOME": str(home.dagster_home)}
+    while not done.is_set():
+        out = cli("search", "gate code lisbon", "--mode", "keyword", "-k", "1", "--json", env=env, check=False)
+        if out.returncode or not strict_json(out.stdout)[0]["uri"].endswith("lisbon.md"):
+            failures.append(f"cli: {out.returncode} {out.stderr[-300:]}")
+        served["cli"] += 1
+
+
+def _mcp_reader(home: Home, done: threading.Event, served: dict, failures: list) -> None:
+    """One `ragbag mcp` server, searched through the SDK's stdio client until the publishes end."""
+    env = {**os.environ, "RAGBAG_HOME": str(home.root), "DAGSTER_HOME": str(home.dagster_home)}
+
+    async def run() -> None:
+        params = StdioServerParameters(command=RAGBAG, args=["mcp"], env=env)
+        async with stdio_client(params) as (read, write_), ClientSession(read, write_) as session:
+            await session.initialize()
+            while not done.is_set():
+                res = await session.call_tool("search", {"query": "gate code lisbon", "mode": "keyword", "k": 1})
+                text = res.content[0].text if res.content else ""
+                if res.is_error or "lisbon.md" not in text:
+                    failures.append(f"mcp: {text[:300]}")
+                served["mcp"] += 1
+
+    try:
+        anyio.run(run)
+    except Exception as e:  # noqa: BLE001 - a reader that died is a failure too
+        while getattr(e, "exceptions", None):  # task groups nest the cause
+            e = e.exceptions[0]
+        failures.append(f"mcp: {type(e).__name__}: {e}")
+
+
+@pytest.mark.slow(seconds=60)
 def test_searching_while_publishing_never_fails(copy):
-    """One thread publishes again and again while another loads and searches: no failure."""
+    """One thread publishes again and again while readers load and search — in this process,
+    through `ragbag search` processes and through a `ragbag mcp` server: no failure."""
     home = copy
     failures: list[str] = []
-    loads = 0
+    served = {"in_process": 0, "cli": 0, "mcp": 0}
     done = threading.Event()
+    publishes = 8
 
     def publisher() -> None:
         try:
-            for _ in range(6):
+            time.sleep(2)  # the readers are up
+            for _ in range(publishes):
                 publish_change(home)
         except Exception as e:  # noqa: BLE001 - reported below
             failures.append(f"publish: {type(e).__name__}: {e}")
         finally:
             done.set()
 
+    readers = [threading.Thread(target=fn, args=(home, done, served, failures)) for fn in (_cli_reader, _mcp_reader)]
     thread = threading.Thread(target=publisher)
-    thread.start()
-    while not done.is_set() or loads < 3:
+    for t in [*readers, thread]:
+        t.start()
+    while not done.is_set() or served["in_process"] < 3:
         try:
             _load(home)
             hits = query.search("gate code lisbon", home=home, mode="keyword", k=1)
             assert hits.iloc[0]["uri"].endswith("lisbon.md")
         except Exception as e:  # noqa: BLE001 - every failure counts
             failures.append(f"{type(e).__name__}: {e}")
-        loads += 1
-    thread.join()
-    assert failures == [] and loads >= 3
+        served["in_process"] += 1
+    for t in [thread, *readers]:
+        t.join(120)
+    assert failures == [] and served["in_process"] >= 3 and served["cli"] >= 1 and served["mcp"] >= 3
+    record("concurrency", {"publishes": publishes, "searches_during_publishes": sum(served.values()),
+                           **{f"searches_{k}": v for k, v in served.items()}, "search_failures": 0})
