@@ -3,7 +3,7 @@
 
 import dagster as dg
 
-from ragbag.home import Home
+from ragbag.home import Home, private_process
 
 
 class RagbagHome(dg.ConfigurableResource):
@@ -12,4 +12,8 @@ class RagbagHome(dg.ConfigurableResource):
     root: str = ""
 
     def home(self) -> Home:
-        return Home(self.root or None).ensure()
+        """The home, with this process (a step, a sensor, the code location) writing privately
+        into it: ragbag's umask and temporary folder, as in the CLI."""
+        home = Home(self.root or None)
+        private_process(home)
+        return home.ensure()

@@ -8,7 +8,6 @@ import connectors
 from assets.chain import RagbagHome, connector_chain, freshness_for, job_name
 from pipelines.schedules import connector_schedule, cron_for, override_sensor
 from pipelines.sensors import change_sensor, reaper_sensor, sources_sensor
-from ragbag.home import private_process
 
 
 def build_definitions() -> dg.Definitions:
@@ -32,5 +31,4 @@ def build_definitions() -> dg.Definitions:
     )
 
 
-private_process()  # the code location and the run and step processes it starts write privately
 defs = build_definitions()

@@ -96,16 +96,17 @@ class Home:
         self.root = Path(raw).expanduser().resolve()
 
     def ensure(self) -> "Home":
-        """Create the home (0700) with a telemetry-off Dagster home inside it, and make this
-        process write privately into it (see :func:`private_process`)."""
+        """Create the home (0700) with a telemetry-off Dagster home inside it; the first call in
+        a process takes group and other permissions off what is already there."""
         self.check_root()
-        private_process(self)
         dirs = [self.root, self.dagster_home, self.index_root, self.state_dir, self.tmp_dir]
         if self.lance_is_local:  # an object store needs no directory made
             dirs.append(self.lance_dir)
         for d in dirs:
             d.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.root, 0o700)
+        if _application:
+            private_process(self)  # the temporaries' folder exists now
         if self.root not in _tightened:
             _tightened.add(self.root)
             clear_stale_temporaries(self.tmp_dir)
@@ -370,10 +371,17 @@ _tightened: set[Path] = set()
 _TEMPORARY = re.compile(r"^ragbag-[a-z]+-(\d+)-")  # ragbag-<what>-<pid>-…: whose it is
 
 
+_application = False  # whether this process is ragbag's own (see private_process)
+
+
 def private_process(home: "Home | None" = None) -> None:
     """Make every file this process (and its children) creates owner-only, and put its
-    temporaries under the home: the CLI, the MCP server, the Dagster code location and its step
-    processes all call this before they write anything."""
+    temporaries under the home. For ragbag's own processes only — the CLI, the MCP server, the
+    Dagster code location and its step processes call it before they write anything — since it
+    changes the whole process; a library caller's umask and temporary folder stay its own. A
+    home that does not exist yet gets its temporaries when ``ensure`` creates it."""
+    global _application
+    _application = True
     os.umask(0o077)
     home = home or Home()
     if home.root.is_dir():

@@ -527,6 +527,7 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
     if current and current.get("fingerprint") == fingerprint:
         return {**current, "unchanged": True, "table_version": current["versions"]["chunks"],
                 "bytes": dir_bytes(home.index_dir(source.connector, source.name))}
+    store.compact()  # before the versions are pinned (see Store.compact)
     table = store.rows("chunks", source.name, ["chunk_id", "index_text"]).to_pydict()
     text_of = dict(zip(table["chunk_id"], table["index_text"]))
     ids = staged["ids"]  # graph node order: row i of the index is node i of the graph
@@ -577,8 +578,12 @@ def retain(store: Store, home: Home, published: Source) -> None:
     keep = home.keep_versions
     stale = datetime.now(timezone.utc) - keep
     for name, other in home.sources().items():
-        manifest = published_manifest(home, other) if name != published.name else None
-        if manifest and datetime.fromisoformat(manifest.get("pinned_at") or manifest["built_at"]) < stale:
+        try:  # only the date here (republish checks the index before it touches it)
+            manifest = json.loads((home.index_dir(other.connector, name) / "current" / MANIFEST).read_text())
+            pinned = datetime.fromisoformat(manifest.get("pinned_at") or manifest["built_at"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # never built, or damaged: its next build publishes afresh
+        if name != published.name and pinned < stale:
             republish(store, home, other)
     store.prune(keep)
 
@@ -587,7 +592,7 @@ def republish(store: Store, home: Home, source: Source) -> bool:
     """Publish a source's current index again, pinned to the newest table versions, when its
     rows there are exactly those it was built from (False, and nothing done, otherwise: a
     build of it is under way or was killed, and its next build publishes)."""
-    manifest = published_manifest(home, source)
+    manifest = published_manifest(home, source, store)
     if manifest is None or not store.unchanged_since(source.name, manifest["versions"]):
         return False
     base = home.index_dir(source.connector, source.name)
@@ -612,6 +617,7 @@ def purge(store: Store, home: Home, source: Source) -> list[str]:
     remove(store, home, source)
     for name in (*PUBLISHED_TABLES, "embedding_cache"):
         store.rewrite(name)
+    store.compact()
     held = [name for name, other in sorted(home.sources().items())
             if name != source.name and published_manifest(home, other) and not republish(store, home, other)]
     store.prune(timedelta(0), purge=True)

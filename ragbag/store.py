@@ -54,6 +54,8 @@ PUBLISHED = ("documents", "chunks", "embeddings")
 _IDENTITY = {"documents": ["doc_id", "content_hash"], "chunks": ["chunk_id", "content_hash"],
              "embeddings": ["chunk_id", "content_hash", "model"]}
 _BATCH = 500
+_PIN_MARGIN = timedelta(seconds=60)  # see Store.prune
+_NEVER = timedelta(days=36500)  # a cleanup horizon no version reaches: compaction alone
 
 
 def lit(value: str) -> str:
@@ -199,25 +201,39 @@ class Store:
         if data.num_rows:  # an empty table references no data file: nothing to replace
             tbl.add(data.cast(SCHEMAS[name]), mode="overwrite")
 
+    def compact(self) -> None:
+        """Merge the small data files builds append into larger ones (a new version; nothing is
+        deleted). Run before a publish tags versions, so that the cleanup after it finds the
+        tags on the newest versions, which it never deletes."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            for name in (*PUBLISHED, "embedding_cache"):
+                self.table(name).optimize(cleanup_older_than=_NEVER)
+
     def prune(self, keep: timedelta, purge: bool = False) -> dict[str, bool]:
         """Delete table versions search no longer needs: those older than ``keep`` and older than
-        every published (tagged) version. ``purge`` (a removal) keeps only the newest and the
-        tagged versions and also deletes files no version references. Returns, per table,
-        whether everything older than ``keep`` could go (False: a publication pins an older one)."""
+        every published (tagged) version. ``purge`` (a removal) also deletes files no version
+        references. Returns, per table, whether everything older than ``keep`` could go (False:
+        a publication pins an older version, which stays with every version after it)."""
         done = {}
         for name in (*PUBLISHED, "embedding_cache"):
             tbl = self.table(name)
-            pinned = [v["version"] for v in tbl.tags.list().values()]
-            history = {v["version"]: v["timestamp"] for v in tbl.list_versions()}
-            cutoff = datetime.now(timezone.utc) - keep
-            oldest_pin = min((_utc(history[v]) for v in pinned if v in history), default=None)
-            done[name] = oldest_pin is None or oldest_pin >= cutoff
-            if oldest_pin is not None and oldest_pin < cutoff:
-                cutoff = oldest_pin - timedelta(milliseconds=1)
-            older_than = max(datetime.now(timezone.utc) - cutoff, timedelta(0))
+            history = {v["version"]: _utc(v["timestamp"]) for v in tbl.list_versions()}
+            pins = [history[v["version"]] for v in tbl.tags.list().values()
+                    if v["version"] in history and v["version"] != tbl.version]
+            older_than = keep
+            if pins:  # LanceDB refuses to clean a tagged version: stop short of the oldest pin,
+                # with a margin for any compaction the same call runs first
+                older_than = max(keep, datetime.now(timezone.utc) - min(pins) + _PIN_MARGIN)
             with warnings.catch_warnings():  # "cleanup_older_than=0 removes every version": meant
                 warnings.simplefilter("ignore", UserWarning)
-                tbl.optimize(cleanup_older_than=older_than, delete_unverified=purge)
+                try:
+                    tbl.optimize(cleanup_older_than=older_than, delete_unverified=purge)
+                    done[name] = older_than == keep
+                except RuntimeError as e:
+                    if "tagged version" not in str(e):
+                        raise
+                    done[name] = False  # a compaction outlasted the margin: the next build cleans
         return done
 
 

@@ -29,6 +29,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=order)
 
 
+@pytest.fixture(autouse=True)
+def _process_state():
+    """Code run in-process (the Dagster definitions, the CLI's main) makes this process one of
+    ragbag's own: umask 077 and temporaries in that test's home. Undo it after each test, so the
+    next one (a PostgreSQL cluster run as `nobody`, say) starts from the harness's own state."""
+    import tempfile
+
+    from ragbag import home as home_module
+
+    umask = os.umask(0o022)
+    os.umask(umask)
+    saved = (tempfile.tempdir, os.environ.get("TMPDIR"), home_module._application)
+    yield
+    os.umask(umask)
+    tempfile.tempdir, tmpdir, home_module._application = saved
+    if tmpdir is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = tmpdir
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Home:
     root = tmp_path / "home"
