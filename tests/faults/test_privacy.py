@@ -12,6 +12,7 @@ import pytest
 
 from conftest import RAGBAG, cli, strict_json, write
 from figures import record
+from ragbag.store import PUBLISHED, Store
 
 MARKER = "Zqxvorpel"  # in one source's text only; a removed source must leave no copy of it
 
@@ -65,6 +66,7 @@ def test_owner_only_nothing_outside_and_remove_leaves_no_byte(home, tmp_path):
         "more.md": f"# Letters\n\nDear {MARKER}, the parcel arrived on Tuesday.\n",
     })
     cli("config", "set", "storage.lance_uri", str(lance), env=env)
+    cli("config", "set", "storage.keep_versions", "0", env=env)  # retention, checked at the end
     cli("add", "files", "kept", str(kept), env=env)
     cli("add", "files", "secret", str(secret), env=env)
     cli("build", env=env)
@@ -88,10 +90,13 @@ def test_owner_only_nothing_outside_and_remove_leaves_no_byte(home, tmp_path):
     record("privacy", {"files_holding_marker_before_remove": len(before), "after_remove": 0,
                        "paths_not_owner_only": 0})
 
-    # A refresh after the removal works on the rewritten tables.
+    # A refresh after the removal works on the rewritten tables, and with `storage.keep_versions
+    # 0` leaves only the newest table version (which the publication pins).
     write(kept, {"b.md": "# Kayaks\n\nTwo kayaks booked for Saturday.\n"})
     report = strict_json(cli("build", "--json", env=env).stdout)[0]
     assert report["status"] == "success" and report["documents"] == 3
+    store = Store(str(lance))
+    assert {name: len(store.table(name).list_versions()) for name in PUBLISHED} == dict.fromkeys(PUBLISHED, 1)
 
 
 def test_servers_bind_to_loopback_only():
