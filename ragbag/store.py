@@ -208,7 +208,11 @@ class Store:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             for name in (*PUBLISHED, "embedding_cache"):
-                self.table(name).optimize(cleanup_older_than=_NEVER)
+                try:
+                    self.table(name).optimize(cleanup_older_than=_NEVER)
+                except RuntimeError as e:
+                    if not _conflict(e):
+                        raise  # another writer compacted at the same moment: the next publish does it
 
     def prune(self, keep: timedelta, purge: bool = False) -> dict[str, bool]:
         """Delete table versions search no longer needs: those older than ``keep`` and older than
@@ -231,10 +235,17 @@ class Store:
                     tbl.optimize(cleanup_older_than=older_than, delete_unverified=purge)
                     done[name] = older_than == keep
                 except RuntimeError as e:
-                    if "tagged version" not in str(e):
+                    if "tagged version" not in str(e) and not _conflict(e):
                         raise
-                    done[name] = False  # a compaction outlasted the margin: the next build cleans
+                    done[name] = False  # a compaction outlasted the margin, or another writer
+                    # committed meanwhile (scale-out pools of several): the next build cleans
         return done
+
+
+def _conflict(error: RuntimeError) -> bool:
+    """Whether LanceDB refused a commit because another writer's commit came first."""
+    text = str(error)
+    return "commit conflict" in text.lower() or "preempted" in text
 
 
 def _utc(stamp: datetime) -> datetime:
