@@ -49,8 +49,8 @@ class Entry:
 Keep = Callable[[Entry], bool]
 
 
-def follows_outside(source: str, options: dict | None = None) -> bool:
-    """Whether ``source`` opted in to links leaving its folder (its ``options``)."""
+def follows_outside(options: dict | None = None) -> bool:
+    """Whether a source's ``options`` opt in to links leaving its folder."""
     value = (options or {}).get(OPTION, False)
     return value is True or str(value).strip().lower() in ("true", "yes", "on", "1")
 

@@ -141,7 +141,7 @@ def read(path: Path | None, source: str, cursor: dict | None = None, options: di
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     return read_databases(path, source, cursor, what="browser history", names=FILE_NAMES,
                           discover=discover, read_db=_read_history, prune=frozenset(_PRUNE),
-                          follow_outside=follows_outside(source, options))
+                          follow_outside=follows_outside(options))
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:

@@ -103,7 +103,7 @@ def read(path: Path, source: str, cursor: dict | None = None, options: dict | No
     """Every event in the ``.ics`` files and Google Calendar zips under ``path``.
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     files, errors = export_files(Path(path), lambda name: name.lower().endswith(_EXTS + (".zip",)),
-                                 follows_outside(source, options))
+                                 follows_outside(options))
     yield from errors
     yield from read_exports(files, lambda file, key: _read_file(file, key, source), cursor, _VERSION)
 

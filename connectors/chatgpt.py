@@ -73,7 +73,7 @@ def read(path: Path, source: str, cursor: dict | None = None, options: dict | No
     id_of = lambda conv: conv.get("conversation_id") or conv.get("id")  # noqa: E731
     build = lambda conv, conv_id, uri, key: _conversation(conv, conv_id, uri, key, source)  # noqa: E731
     yield from read_conversation_exports(Path(path), cursor, _VERSION, "ChatGPT", "chat_messages", id_of, build,
-                                         follows_outside(source, options))
+                                         follows_outside(options))
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:

@@ -68,7 +68,7 @@ def read(path: Path, source: str, cursor: dict | None = None, options: dict | No
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     build = lambda conv, conv_id, uri, key: _conversation(conv, conv_id, uri, key, source)  # noqa: E731
     yield from read_conversation_exports(Path(path), cursor, _VERSION, "Claude", "mapping",
-                                         lambda conv: conv.get("uuid"), build, follows_outside(source, options))
+                                         lambda conv: conv.get("uuid"), build, follows_outside(options))
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:

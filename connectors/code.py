@@ -91,7 +91,7 @@ def read(path: Path, source: str, cursor: dict | None = None, options: dict | No
     if path.is_file():
         files = [(path, path.name)]
     elif path.is_dir():
-        files = walk(path, errors, follow_outside=follows_outside(source, options))
+        files = walk(path, errors, follow_outside=follows_outside(options))
     else:
         yield ReadError(str(path.absolute()), "no such file or directory")
         return

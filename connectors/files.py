@@ -65,7 +65,7 @@ def read(path: Path, source: str, cursor: dict | None = None, options: dict | No
     elif path.is_dir():
         errors: list[ReadError] = []
         wanted = lambda name: _ext(Path(name)) in FORMATS  # noqa: E731
-        for file, rel in walk(path, errors, wanted, follow_outside=follows_outside(source, options)):
+        for file, rel in walk(path, errors, wanted, follow_outside=follows_outside(options)):
             yield _read_file(file, rel, source)
         yield from errors
     else:

@@ -100,7 +100,7 @@ def read(path: Path | None, source: str, cursor: dict | None = None, options: di
     return read_databases(
         path, source, cursor, what="Messages database", names=(FILE_NAME,), discover=discover,
         read_db=_read_db, denied_hint="on macOS, give the app running ragbag Full Disk Access in System Settings",
-        follow_outside=follows_outside(source, options),
+        follow_outside=follows_outside(options),
     )
 
 

@@ -175,7 +175,7 @@ def read(path: Path | None, source: str, cursor: dict | None = None, options: di
          ) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every message under ``path`` (``None``: ``discover()``'s places), then the new cursor.
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
-    follow_outside = follows_outside(source, options)
+    follow_outside = follows_outside(options)
     if path is None:
         roots, _ = discover()
         if not roots:

@@ -92,7 +92,7 @@ def read(path: Path, source: str, cursor: dict | None = None, options: dict | No
     """Every window of every chat export under ``path`` (a ``.json`` file or a folder).
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     files, errors = export_files(Path(path), lambda name: name.lower().endswith(".json"),
-                                 follows_outside(source, options))
+                                 follows_outside(options))
     names = {chat_id: name for _, key in files for name, chat_id in [_split_name(key)] if name}
     names_hash = stable_hash(*sorted(f"{k}={v}" for k, v in names.items()), length=16)
     # Group chats show members by the names other files give them: they depend on the name set.

@@ -366,7 +366,7 @@ def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict
         g, _ = graph.load(directory / "graph", manifest["model"], manifest["dim"])
     compact = isinstance(g, graph.Compact)
     # A compact source stores no vectors: keep what recomputing them needs instead.
-    fields = list(_FIELDS) + (["index_text", "content_hash"] if compact else ["content_hash"] if g is not None else [])
+    fields = list(_FIELDS) + (["content_hash"] if g is not None else []) + (["index_text"] if compact else [])
     rows = store.published_rows("chunks", source, versions["chunks"], fields).to_pandas()
     unknown = len(set(ids) - set(rows["chunk_id"]))
     if unknown:

@@ -733,30 +733,16 @@ def _seal(version: Path) -> None:
 
 
 def _manifest_complete(manifest: dict[str, Any]) -> bool:
-    from ragbag.store import PUBLISHED
-
     versions = manifest.get("versions")
-    return (isinstance(versions, dict) and all(isinstance(versions.get(t), int) for t in PUBLISHED)
+    return (isinstance(versions, dict) and all(isinstance(versions.get(t), int) for t in PUBLISHED_TABLES)
             and isinstance(manifest.get("chunks"), int) and isinstance(manifest.get("dim"), int)
             and isinstance(manifest.get("model"), str))
 
 
 def _check_tables(store: Store, manifest: dict[str, Any], source: str) -> None:
-    """Every table still holds the version the manifest pins, as the source's publication tag
-    vouches: a table deleted and made anew may well have a version of that number, holding
-    other rows (a tag ahead of the manifest is a publish between its two steps)."""
-    from ragbag.store import PUBLISHED, _tag
-
-    for name in PUBLISHED:
-        version = manifest["versions"][name]
-        try:
-            table = store.db.open_table(name)
-            pinned = table.tags.list().get(_tag(source), {}).get("version")
-            if pinned is None or pinned < version:
-                raise ValueError(f"it is not tagged {_tag(source)} at that version")
-            table.checkout(version)
-        except ValueError as e:  # LanceDB's "not found" / "no longer exists", or the tag
-            raise DamagedIndex(source, f"the {name} table's version {version} is gone: {e}") from None
+    missing = store.missing_pin(source, manifest["versions"])
+    if missing:
+        raise DamagedIndex(source, missing)
 
 
 def _store_bytes(store: Store, source: str) -> int:

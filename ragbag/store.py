@@ -157,6 +157,22 @@ class Store:
         tbl.checkout(version)
         return _scan(tbl, f"source = {lit(source)}", columns)
 
+    def missing_pin(self, source: str, versions: dict[str, int]) -> str | None:
+        """Why a publication's pinned table versions cannot be read (None: they can): a table
+        deleted and made anew may well have a version of that number holding other rows, so the
+        source's tag must vouch for it (a tag ahead of it is a publish between its two steps)."""
+        for name in PUBLISHED:
+            version = versions[name]
+            try:
+                table = self.db.open_table(name)
+                pinned = table.tags.list().get(_tag(source), {}).get("version")
+                if pinned is None or pinned < version:
+                    raise ValueError(f"it is not tagged {_tag(source)} at that version")
+                table.checkout(version)
+            except ValueError as e:  # LanceDB's "not found" / "no longer exists", or the tag
+                return f"the {name} table's version {version} is gone: {e}"
+        return None
+
     def versions(self) -> dict[str, int]:
         return {name: self.table(name).version for name in PUBLISHED}
 

@@ -252,8 +252,8 @@ def test_hidden_and_unwanted_links_are_not_reported(tmp_path):
 @pytest.mark.parametrize("value, follows", [(True, True), ("yes", True), ("true", True), (False, False),
                                             ("no", False), (None, False), (0, False)])
 def test_option_values(value, follows):
-    assert follows_outside("s", {OPTION: value}) is follows
-    assert follows_outside("s", {}) is False
+    assert follows_outside({OPTION: value}) is follows
+    assert follows_outside({}) is False
 
 
 @pytest.mark.slow(seconds=40)
