@@ -5,20 +5,22 @@ eagerly. Every asset returns counts, errors, a preview and the LanceDB table ver
 metadata. ``bm25`` publishes: it ships the keyword index with the graph the stage before built.
 """
 
-
 import warnings
-from datetime import datetime, timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 import dagster as dg
 from dagster._utils.schedules import cron_string_iterator
 
-from assets.resources import RagbagHome
-from ragbag import checks, graph, leases, stages
-from ragbag.errors import RagbagError
-from ragbag.home import Home, Source
-from ragbag.store import Store
+from ragbag.assets.resources import RagbagHome
+from ragbag.build import checks, stages
+from ragbag.core import leases
+from ragbag.core.errors import RagbagError
+from ragbag.core.home import Home, Source
+from ragbag.index import graph
+from ragbag.index.store import Store
 
 STAGES = ("documents", "chunks", "embeddings", "graph", "bm25")
 # Every stage writes the LanceDB tables all sources share (documents, chunks, embeddings,
@@ -29,12 +31,22 @@ POOL = "ragbag_lance"
 # context.partition_keys. `dagster asset materialize --partition-range` requires single_run.
 BACKFILL_POLICY = dg.BackfillPolicy.single_run()
 # Bump when a stage's output for the same input changes, so the UI marks what became stale.
-CODE_VERSIONS = {"documents": "1", "chunks": stages.CHUNKER_VERSION, "embeddings": "1",
-                 "graph": graph.FORMAT_VERSION, "bm25": "1"}
+CODE_VERSIONS = {
+    "documents": "1",
+    "chunks": stages.CHUNKER_VERSION,
+    "embeddings": "1",
+    "graph": graph.FORMAT_VERSION,
+    "bm25": "1",
+}
 
 
-KINDS = {"documents": {"lancedb"}, "chunks": {"lancedb"}, "embeddings": {"lancedb"}, "graph": {"faiss"},
-         "bm25": {"bm25s"}}
+KINDS = {
+    "documents": {"lancedb"},
+    "chunks": {"lancedb"},
+    "embeddings": {"lancedb"},
+    "graph": {"faiss"},
+    "bm25": {"bm25s"},
+}
 
 
 def partitions_for(connector: str) -> dg.DynamicPartitionsDefinition:
@@ -47,7 +59,7 @@ def job_name(connector: str) -> str:
 
 def schedule_interval(cron: str) -> timedelta:
     """The longest gap between two consecutive fire times of ``cron`` (over a sample week)."""
-    start = datetime(2026, 1, 5, tzinfo=timezone.utc).timestamp()  # a Monday; any fixed start
+    start = datetime(2026, 1, 5, tzinfo=UTC).timestamp()  # a Monday; any fixed start
     fires = []
     for fire in cron_string_iterator(start, cron, "UTC"):
         fires.append(fire)
@@ -69,7 +81,9 @@ def freshness_for(cron: str) -> dg.FreshnessPolicy:
 
 
 def connector_chain(
-    connector: str, module: ModuleType, freshness: "dg.FreshnessPolicy | None" = None,
+    connector: str,
+    module: ModuleType,
+    freshness: "dg.FreshnessPolicy | None" = None,
 ) -> list[dg.AssetsDefinition]:
     """The five assets of one connector, wired in order; ``freshness`` goes on ``bm25`` (what
     search reads), so the UI flags a connector whose index has not been refreshed on time."""
@@ -83,11 +97,17 @@ def connector_chain(
             warnings.simplefilter("ignore", dg.BetaWarning)
             return _define(key, stage, upstream, run, doc)
 
-    def _define(key: dg.AssetKey, stage: str, upstream: "str | None",
-                run: Callable[[Store, Home, Source], dict], doc: str) -> dg.AssetsDefinition:
+    def _define(
+        key: dg.AssetKey, stage: str, upstream: "str | None", run: Callable[[Store, Home, Source], dict], doc: str
+    ) -> dg.AssetsDefinition:
         specs = [
-            dg.AssetCheckSpec(fn.__name__, asset=key, blocking=True, partitions_def=partitions,
-                              description=(fn.__doc__ or fn.__name__).strip().splitlines()[0])
+            dg.AssetCheckSpec(
+                fn.__name__,
+                asset=key,
+                blocking=True,
+                partitions_def=partitions,
+                description=(fn.__doc__ or fn.__name__).strip().splitlines()[0],
+            )
             for fn in checks.BY_STAGE[stage]
         ]
 
@@ -126,34 +146,68 @@ def connector_chain(
                 results = []
                 for fn in checks.BY_STAGE[stage]:
                     c = fn(store, home, source)
-                    results.append(dg.AssetCheckResult(
-                        check_name=c.name, passed=c.passed, description=c.description, metadata=c.metadata,
-                    ))
+                    results.append(
+                        dg.AssetCheckResult(
+                            check_name=c.name,
+                            passed=c.passed,
+                            description=c.description,
+                            metadata=c.metadata,
+                        )
+                    )
                 return dg.MaterializeResult(metadata=_metadata(report), check_results=results)
             return _backfill_step(context, home, keys, stage, run)
 
         return _asset
 
     return [
-        make("documents", None, lambda st, h, s: stages.ingest(st, h, s, module.read),
-             f"Records of each {connector} source, normalised, diffed by content hash."),
-        make("chunks", "documents", lambda st, h, s: stages.chunk(st, s, module.spans, h.model),
-             "Token-bounded chunks; only changed documents are re-chunked."),
-        make("embeddings", "chunks",
-             lambda st, h, s: stages.embed(st, s, h.model, pending=stages.pending_path(h, s),
-                                           restore=stages.was_compact(h, s),
-                                           in_graph=stages.graph_hashes(h, s, h.model)),
-             "Chunk vectors; only new content is embedded (cache keyed by model + hash)."),
-        make("graph", "embeddings", lambda st, h, s: stages.build_graph(st, h, s, h.model),
-             "Proximity graph: HNSW over kept vectors (fast) or a hub-pruned graph with PQ codes "
-             "and the vectors dropped (compact)."),
-        make("bm25", "graph", lambda st, h, s: stages.publish(st, h, s, h.model),
-             "Keyword index, and the publication of this build to search."),
+        make(
+            "documents",
+            None,
+            lambda st, h, s: stages.ingest(st, h, s, module.read),
+            f"Records of each {connector} source, normalised, diffed by content hash.",
+        ),
+        make(
+            "chunks",
+            "documents",
+            lambda st, h, s: stages.chunk(st, s, module.spans, h.model),
+            "Token-bounded chunks; only changed documents are re-chunked.",
+        ),
+        make(
+            "embeddings",
+            "chunks",
+            lambda st, h, s: stages.embed(
+                st,
+                s,
+                h.model,
+                pending=stages.pending_path(h, s),
+                restore=stages.was_compact(h, s),
+                in_graph=stages.graph_hashes(h, s, h.model),
+            ),
+            "Chunk vectors; only new content is embedded (cache keyed by model + hash).",
+        ),
+        make(
+            "graph",
+            "embeddings",
+            lambda st, h, s: stages.build_graph(st, h, s, h.model),
+            "Proximity graph: HNSW over kept vectors (fast) or a hub-pruned graph with PQ codes "
+            "and the vectors dropped (compact).",
+        ),
+        make(
+            "bm25",
+            "graph",
+            lambda st, h, s: stages.publish(st, h, s, h.model),
+            "Keyword index, and the publication of this build to search.",
+        ),
     ]
 
 
-def _backfill_step(context: dg.AssetExecutionContext, home: Home, keys: list[str], stage: str,
-                   run: Callable[[Store, Home, Source], dict]) -> dg.MaterializeResult:
+def _backfill_step(
+    context: dg.AssetExecutionContext,
+    home: Home,
+    keys: list[str],
+    stage: str,
+    run: Callable[[Store, Home, Source], dict],
+) -> dg.MaterializeResult:
     """One stage over a range of sources (a backfill run): each source in turn, as a build would.
 
     A source that fails does not stop the others; the step fails at the end naming them, so the
@@ -175,21 +229,31 @@ def _backfill_step(context: dg.AssetExecutionContext, home: Home, keys: list[str
         for err in reports[key].get("errors", []):
             context.log.warning(f"{key}: {err['uri']}: {err['error']}")
     if failures:
-        raise dg.Failure(description=f"{len(failures)} of {len(keys)} sources failed: "
-                         + "; ".join(f"{k}: {v}" for k, v in failures.items()))
+        raise dg.Failure(
+            description=f"{len(failures)} of {len(keys)} sources failed: "
+            + "; ".join(f"{k}: {v}" for k, v in failures.items())
+        )
     store = Store(home.lance_uri)
     results = []
     for fn in checks.BY_STAGE[stage]:
         per_source = {key: fn(store, home, _source(home, key, connector)) for key in keys}
         bad = {k: c.description for k, c in per_source.items() if not c.passed}
-        results.append(dg.AssetCheckResult(
-            check_name=fn.__name__, passed=not bad,
-            description=(f"failed for {', '.join(sorted(bad))}" if bad else f"passed for all {len(keys)} sources"),
-            metadata={"sources": dg.MetadataValue.json({k: c.description for k, c in per_source.items()})},
-        ))
-    totals: dict[str, Any] = {"sources": dg.MetadataValue.json(
-        {k: {f: v for f, v in r.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
-         for k, r in reports.items()})}
+        results.append(
+            dg.AssetCheckResult(
+                check_name=fn.__name__,
+                passed=not bad,
+                description=(f"failed for {', '.join(sorted(bad))}" if bad else f"passed for all {len(keys)} sources"),
+                metadata={"sources": dg.MetadataValue.json({k: c.description for k, c in per_source.items()})},
+            )
+        )
+    totals: dict[str, Any] = {
+        "sources": dg.MetadataValue.json(
+            {
+                k: {f: v for f, v in r.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+                for k, r in reports.items()
+            }
+        )
+    }
     for r in reports.values():
         for f, v in r.items():
             if isinstance(v, int) and not isinstance(v, bool):

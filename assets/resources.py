@@ -1,9 +1,8 @@
 """The one resource every asset needs: which ragbag home to build into."""
 
-
 import dagster as dg
 
-from ragbag.home import Home, private_process
+from ragbag.core.home import Home, private_process
 
 
 class RagbagHome(dg.ConfigurableResource):

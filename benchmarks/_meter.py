@@ -13,9 +13,9 @@ import resource
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 
 def machine_busy() -> tuple[float, float]:
@@ -50,9 +50,12 @@ def meter() -> Iterator[dict]:
         busy1, total1 = machine_busy()
         span = total1 - total0
         ok = span > 0
-        out.update(wall_s=round(wall, 2), cpu_s=round(cpu, 2),
-                   machine_busy=round((busy1 - busy0) / span, 3) if ok else None,
-                   others_busy=round(max(0.0, (busy1 - busy0 - cpu) / span), 3) if ok else None)
+        out.update(
+            wall_s=round(wall, 2),
+            cpu_s=round(cpu, 2),
+            machine_busy=round((busy1 - busy0) / span, 3) if ok else None,
+            others_busy=round(max(0.0, (busy1 - busy0 - cpu) / span), 3) if ok else None,
+        )
 
 
 def wait_for_quiet(max_wait_s: float, threshold: float = 0.2, sample_s: float = 10.0) -> dict:
@@ -65,8 +68,7 @@ def wait_for_quiet(max_wait_s: float, threshold: float = 0.2, sample_s: float = 
         frac = (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0
         waited = time.perf_counter() - start
         if frac <= threshold or waited >= max_wait_s:
-            return {"busy_before_start": round(frac, 3), "waited_s": round(waited, 1),
-                    "quiet": frac <= threshold}
+            return {"busy_before_start": round(frac, 3), "waited_s": round(waited, 1), "quiet": frac <= threshold}
         print(f"machine {frac:.0%} busy (other work); waiting for quiet…", file=sys.stderr, flush=True)
 
 
@@ -79,5 +81,4 @@ def percentiles(seconds: list[float]) -> dict:
 def folder_bytes(path: Path) -> dict:
     """Apparent size (sum of file sizes) and allocated size (what `du` counts) of a folder."""
     files = [p for p in Path(path).rglob("*") if p.is_file() and not p.is_symlink()]
-    return {"apparent": sum(p.stat().st_size for p in files),
-            "allocated": sum(p.stat().st_blocks * 512 for p in files)}
+    return {"apparent": sum(p.stat().st_size for p in files), "allocated": sum(p.stat().st_blocks * 512 for p in files)}

@@ -31,11 +31,19 @@ def main(path: str) -> None:
     t2 = time.perf_counter()
     vecs = model.encode(texts, batch_size=128, normalize_embeddings=True, show_progress_bar=False)
     t3 = time.perf_counter()
-    print(json.dumps({
-        "texts": len(texts), "dim": int(vecs.shape[1]), "threads": torch.get_num_threads(),
-        "max_seq_length": model.max_seq_length,
-        "import_s": round(t1 - t0, 3), "load_s": round(t2 - t1, 3), "encode_s": round(t3 - t2, 3),
-    }))
+    print(
+        json.dumps(
+            {
+                "texts": len(texts),
+                "dim": int(vecs.shape[1]),
+                "threads": torch.get_num_threads(),
+                "max_seq_length": model.max_seq_length,
+                "import_s": round(t1 - t0, 3),
+                "load_s": round(t2 - t1, 3),
+                "encode_s": round(t3 - t2, 3),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import shutil
 import sqlite3
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,14 +45,27 @@ CREATE INDEX visits_from_index ON visits (from_visit);
 CREATE INDEX visits_time_index ON visits (visit_time);
 INSERT INTO meta VALUES ('version', '69'), ('last_compatible_version', '16');
 """
-CHROME_EPOCH = datetime(1601, 1, 1, tzinfo=timezone.utc)
-START = datetime(2024, 1, 1, tzinfo=timezone.utc)
-WORDS = ("rust python sqlite garden recipe bread travel lisbon budget invoice kernel vector search "
-         "climbing bike repair guitar chords tax return mortgage flight hotel museum opera jazz "
-         "podcast review laptop battery camera lens hiking trail weather forecast").split()
-SITES = ["github.com", "stackoverflow.com", "en.wikipedia.org", "docs.python.org", "news.ycombinator.com",
-         "www.bbc.co.uk", "www.theguardian.com", "www.reddit.com", "developer.mozilla.org",
-         "www.seriouseats.com", "arxiv.org", "www.youtube.com"] + [f"blog{n}.example.com" for n in range(200)]
+CHROME_EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
+START = datetime(2024, 1, 1, tzinfo=UTC)
+WORDS = (
+    "rust python sqlite garden recipe bread travel lisbon budget invoice kernel vector search "
+    "climbing bike repair guitar chords tax return mortgage flight hotel museum opera jazz "
+    "podcast review laptop battery camera lens hiking trail weather forecast"
+).split()
+SITES = [
+    "github.com",
+    "stackoverflow.com",
+    "en.wikipedia.org",
+    "docs.python.org",
+    "news.ycombinator.com",
+    "www.bbc.co.uk",
+    "www.theguardian.com",
+    "www.reddit.com",
+    "developer.mozilla.org",
+    "www.seriouseats.com",
+    "arxiv.org",
+    "www.youtube.com",
+] + [f"blog{n}.example.com" for n in range(200)]
 
 
 def chrome_time(dt: datetime) -> int:
@@ -75,8 +88,14 @@ def generate(path: Path, n_urls: int, n_visits: int, seed: int = 7) -> None:
             urls.append((i, f"https://ads.example.net/frame?slot={i}", "", 1))
         else:
             site = SITES[min(int(rng.paretovariate(1.2)) - 1, len(SITES) - 1)]
-            urls.append((i, f"https://{site}/{'/'.join(words[:2])}/{i}?ref={words[2]}",
-                         f"{' '.join(w.capitalize() for w in words)} - {site}", 0))
+            urls.append(
+                (
+                    i,
+                    f"https://{site}/{'/'.join(words[:2])}/{i}?ref={words[2]}",
+                    f"{' '.join(w.capitalize() for w in words)} - {site}",
+                    0,
+                )
+            )
     # Zipf-like: URL k gets weight 1/k, so a few URLs are visited thousands of times.
     weights = [1 / k for k in range(1, n_urls + 1)]
     order = list(range(1, n_urls + 1))
@@ -91,11 +110,16 @@ def generate(path: Path, n_urls: int, n_visits: int, seed: int = 7) -> None:
         s = stats.setdefault(uid, [0, 0])
         s[0] += 1
         s[1] = max(s[1], t)
-    db.executemany("INSERT INTO urls (id, url, title, visit_count, typed_count, last_visit_time, hidden)"
-                   " VALUES (?, ?, ?, ?, 0, ?, ?)",
-                   [(i, u, t, stats[i][0], stats[i][1], h) for i, u, t, h in urls])
-    db.executemany("INSERT INTO visits (url, visit_time, from_visit, transition, segment_id,"
-                   " visit_duration) VALUES (?, ?, 0, ?, 0, 0)", visits)
+    db.executemany(
+        "INSERT INTO urls (id, url, title, visit_count, typed_count, last_visit_time, hidden)"
+        " VALUES (?, ?, ?, ?, 0, ?, ?)",
+        [(i, u, t, stats[i][0], stats[i][1], h) for i, u, t, h in urls],
+    )
+    db.executemany(
+        "INSERT INTO visits (url, visit_time, from_visit, transition, segment_id,"
+        " visit_duration) VALUES (?, ?, 0, ?, 0, 0)",
+        visits,
+    )
     db.commit()
     db.close()
 
@@ -114,8 +138,10 @@ def add_visits(path: Path, n: int, db: sqlite3.Connection | None = None, seed: i
             while uid % 20 in (0, 1):
                 uid += 2
         else:
-            uid = db.execute("INSERT INTO urls (url, title, last_visit_time) VALUES (?, ?, 0)",
-                             (f"https://new.example.org/page/{k}", f"New page {k}")).lastrowid
+            uid = db.execute(
+                "INSERT INTO urls (url, title, last_visit_time) VALUES (?, ?, 0)",
+                (f"https://new.example.org/page/{k}", f"New page {k}"),
+            ).lastrowid
         db.execute("INSERT INTO visits (url, visit_time, transition) VALUES (?, ?, ?)", (uid, t, 0x30000000))
         db.execute("UPDATE urls SET visit_count = visit_count + 1, last_visit_time = ? WHERE id = ?", (t, uid))
     db.commit()
@@ -124,8 +150,8 @@ def add_visits(path: Path, n: int, db: sqlite3.Connection | None = None, seed: i
 
 
 def timed_read(path: Path, cursor: dict | None, repeat: int) -> dict:
-    from connectors import browser
-    from ragbag.documents import Cursor, Document, ReadError, Seen
+    from ragbag.connectors import browser
+    from ragbag.core.records import Cursor, Document, ReadError, Seen
 
     best = None
     for _ in range(repeat):
@@ -157,8 +183,12 @@ def main() -> None:
     t0 = time.perf_counter()
     generate(path, args.urls, args.visits)
     gen_s = time.perf_counter() - t0
-    results: dict = {"urls": args.urls, "visits": args.visits, "db_bytes": path.stat().st_size,
-                     "generate_s": round(gen_s, 2)}
+    results: dict = {
+        "urls": args.urls,
+        "visits": args.visits,
+        "db_bytes": path.stat().st_size,
+        "generate_s": round(gen_s, 2),
+    }
 
     first = timed_read(path, None, args.repeat)
     results["first_read"] = {k: v for k, v in first.items() if k != "cursor"}
@@ -184,15 +214,23 @@ def main() -> None:
     out = WORK / "browser_bench.json"
     out.write_text(json.dumps(results, indent=1))
     f, i, c = results["first_read"], results["incremental_100"], results["first_read_wal_copy"]
-    print(f"\nHistory: {args.urls:,} URLs, {args.visits:,} visits, {results['db_bytes'] / 2**20:.1f} MiB"
-          f" (generated in {results['generate_s']} s); best of {args.repeat}\n")
+    print(
+        f"\nHistory: {args.urls:,} URLs, {args.visits:,} visits, {results['db_bytes'] / 2**20:.1f} MiB"
+        f" (generated in {results['generate_s']} s); best of {args.repeat}\n"
+    )
     print("| read | seconds | pages read | Seen | pages/s | visits/s |\n|---|---|---|---|---|---|")
-    print(f"| first read (immutable open) | {f['seconds']} | {f['documents']:,} | {f['seen']} |"
-          f" {f['documents'] / f['seconds']:,.0f} | {args.visits / f['seconds']:,.0f} |")
-    print(f"| first read, `-wal` present (copy + replay) | {c['seconds']} | {c['documents']:,} |"
-          f" {c['seen']} | {c['documents'] / c['seconds']:,.0f} | {(args.visits + 200) / c['seconds']:,.0f} |")
-    print(f"| incremental, +100 visits (50 revisits, 50 new URLs) | {i['seconds']} | {i['documents']} |"
-          f" {i['seen']:,} | – | – |")
+    print(
+        f"| first read (immutable open) | {f['seconds']} | {f['documents']:,} | {f['seen']} |"
+        f" {f['documents'] / f['seconds']:,.0f} | {args.visits / f['seconds']:,.0f} |"
+    )
+    print(
+        f"| first read, `-wal` present (copy + replay) | {c['seconds']} | {c['documents']:,} |"
+        f" {c['seen']} | {c['documents'] / c['seconds']:,.0f} | {(args.visits + 200) / c['seconds']:,.0f} |"
+    )
+    print(
+        f"| incremental, +100 visits (50 revisits, 50 new URLs) | {i['seconds']} | {i['documents']} |"
+        f" {i['seen']:,} | – | – |"
+    )
     print(f"\nwrote {out}")
 
 

@@ -16,7 +16,7 @@ What is measured, in this order, in one run:
    build embedded (read back from LanceDB), import + model load timed apart from encoding.
    Overhead = build wall / (import + load + encode) - 1; also build wall / encode - 1.
 3. No-change rebuild: ``ragbag build --json`` again; chunks_embedded must be 0; ratio to 1.
-4. Warm latency, in this process: ``ragbag.query.search(q, k=10, mode=m, home=...)`` for the 43
+4. Warm latency, in this process: ``ragbag.search.query.search(q, k=10, mode=m, home=...)`` for the 43
    queries that have judgments, one warm-up pass then 3 timed passes per mode. The per-process
    memo of query vectors is cleared before every call, so each call embeds its query as a new
    query would; ``hybrid_repeat`` is the same with the memo left on.
@@ -41,7 +41,7 @@ import statistics
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from _meter import folder_bytes, meter, percentiles, wait_for_quiet
@@ -57,6 +57,7 @@ TARGETS = {"overhead": 0.20, "rebuild_ratio": 0.05, "hybrid_p50_ms": 50.0, "cold
 
 
 # -- data ------------------------------------------------------------------------------------
+
 
 def load_eval(eval_dir: Path) -> dict:
     """Corpus, the queries that have judgments (in file order), and qrels."""
@@ -79,6 +80,7 @@ def write_passages(corpus: list[dict], folder: Path) -> Path:
 
 
 # -- running ragbag --------------------------------------------------------------------------
+
 
 def ragbag(home: Path, *args: str) -> tuple[dict, str]:
     """Run the ``ragbag`` CLI of this venv with RAGBAG_HOME=home; (meter, stdout)."""
@@ -104,8 +106,11 @@ def dagster_timing(home: Path, run_id: str, wall: float) -> dict:
     import dagster as dg
 
     instance = dg.DagsterInstance.from_config(str(home / "dagster"))
-    steps = {s.step_key.split("__")[-1]: round(s.end_time - s.start_time, 2)
-             for s in instance.get_run_step_stats(run_id) if s.start_time and s.end_time}
+    steps = {
+        s.step_key.split("__")[-1]: round(s.end_time - s.start_time, 2)
+        for s in instance.get_run_step_stats(run_id)
+        if s.start_time and s.end_time
+    }
     record = instance.get_run_record_by_id(run_id)
     run_s = record.end_time - record.start_time if record and record.end_time else sum(steps.values())
     return {"steps_s": steps, "run_s": round(run_s, 2), "startup_s": round(wall - run_s, 2)}
@@ -124,15 +129,18 @@ def bare_encode(texts: list[str]) -> dict:
     path = WORK / "texts.json"
     path.write_text(json.dumps(texts))
     with meter() as m:
-        done = subprocess.run([sys.executable, str(BENCH / "bare_encode.py"), str(path)],
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, str(BENCH / "bare_encode.py"), str(path)], capture_output=True, text=True, check=True
+        )
     return {**json.loads(done.stdout.strip().splitlines()[-1]), **m}
 
 
 # -- search ----------------------------------------------------------------------------------
 
+
 def warm_latency(home: Path, queries: list[dict]) -> dict:
-    from ragbag import embedding, query
+    from ragbag.models import embedding
+    from ragbag.search import query
 
     def timed(q: str, mode: str, fresh: bool):
         if fresh:
@@ -164,7 +172,7 @@ def forget_query_vectors(embedding) -> None:
     elif hasattr(embedding, "_encode_query_cached"):
         embedding._encode_query_cached.cache_clear()
     else:
-        raise RuntimeError("ragbag.embedding has no known query-vector memo to clear; update the bench")
+        raise RuntimeError("ragbag.models.embedding has no known query-vector memo to clear; update the bench")
 
 
 def cold_cli(home: Path, queries: list[str]) -> dict:
@@ -196,11 +204,15 @@ def ndcg10(qrels: dict, ranked: dict) -> float | None:
 
 def scored(qrels: dict, warm: dict, only: set[str] | None = None) -> dict:
     """nDCG@10 per mode, over all ranked queries or only some."""
-    return {m: ndcg10(qrels, {q: r for q, r in warm[m]["ranked"].items() if only is None or q in only})
-            for m in MODES if m in warm}
+    return {
+        m: ndcg10(qrels, {q: r for q, r in warm[m]["ranked"].items() if only is None or q in only})
+        for m in MODES
+        if m in warm
+    }
 
 
 # -- sizes and LEANN -------------------------------------------------------------------------
+
 
 def ragbag_bytes(home: Path) -> dict:
     _, stdout = ragbag(home, "list", "--json")
@@ -215,14 +227,34 @@ def run_leann(python: Path, files: Path, queries: list[dict], passes: int, sampl
     out.unlink(missing_ok=True)
     log = WORK / "leann-side.log"
     with open(log, "w") as f:
-        subprocess.run([str(python), str(BENCH / "leann_side.py"), "--docs", str(files),
-                        "--work", str(WORK / "leann-bench"), "--queries", str(qpath), "--out", str(out),
-                        "--cold", str(COLD_QUERIES), "--passes", str(passes), "--sample", str(sample)],
-                       stdout=f, stderr=subprocess.STDOUT, check=True)
+        subprocess.run(
+            [
+                str(python),
+                str(BENCH / "leann_side.py"),
+                "--docs",
+                str(files),
+                "--work",
+                str(WORK / "leann-bench"),
+                "--queries",
+                str(qpath),
+                "--out",
+                str(out),
+                "--cold",
+                str(COLD_QUERIES),
+                "--passes",
+                str(passes),
+                "--sample",
+                str(sample),
+            ],
+            stdout=f,
+            stderr=subprocess.STDOUT,
+            check=True,
+        )
     return json.loads(out.read_text())
 
 
 # -- report ----------------------------------------------------------------------------------
+
 
 def summarise(ev: dict, rb: dict, leann: dict | None, leann_sample: int) -> dict:
     full, bare, rebuild = rb["full"], rb["bare"], rb["rebuild"]
@@ -230,24 +262,36 @@ def summarise(ev: dict, rb: dict, leann: dict | None, leann_sample: int) -> dict
     bare_total = bare["import_s"] + bare["load_s"] + bare["encode_s"]
     sample = {q["id"] for q in ev["queries"][:leann_sample]}
     r = {
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "command": "make bench  (.venv/bin/python benchmarks/build_bench.py)",
-        "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
-                    "platform": platform.platform(), "nice": os.nice(0)},
+        "machine": {
+            "cores": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "nice": os.nice(0),
+        },
         "quiet": rb["quiet"],
         "data": {"passages": len(ev["corpus"]), "queries": len(ev["queries"]), "leann_sample": leann_sample},
         "targets": TARGETS,
         "ragbag": {
-            "build": full, "chunks": chunks, "chunks_per_s": round(chunks / full["wall_s"], 1),
-            "bare_encode": {**bare, "total_s": round(bare_total, 2),
-                            "chunks_per_s": round(bare["texts"] / bare["encode_s"], 1)},
+            "build": full,
+            "chunks": chunks,
+            "chunks_per_s": round(chunks / full["wall_s"], 1),
+            "bare_encode": {
+                **bare,
+                "total_s": round(bare_total, 2),
+                "chunks_per_s": round(bare["texts"] / bare["encode_s"], 1),
+            },
             "overhead": round(full["wall_s"] / bare_total - 1, 3),
             "overhead_excl_load": round(full["wall_s"] / bare["encode_s"] - 1, 3),
             "overhead_cpu": round(full["cpu_s"] / bare["cpu_s"] - 1, 3),
-            "rebuild": rebuild, "rebuild_ratio": round(rebuild["wall_s"] / full["wall_s"], 4),
-            "warm": rb["warm"], "ndcg10": scored(ev["qrels"], rb["warm"]),
+            "rebuild": rebuild,
+            "rebuild_ratio": round(rebuild["wall_s"] / full["wall_s"], 4),
+            "warm": rb["warm"],
+            "ndcg10": scored(ev["qrels"], rb["warm"]),
             "ndcg10_leann_sample": scored(ev["qrels"], rb["warm"], sample),
-            "cold_cli": rb["cold"], "bytes": rb["sizes"],
+            "cold_cli": rb["cold"],
+            "bytes": rb["sizes"],
         },
     }
     if leann:
@@ -299,40 +343,103 @@ def table(r: dict) -> str:
     rows = [
         ("chunks indexed", g["chunks"], ln("{}", "chunks"), "", ""),
         ("full build, wall (s)", f"{full['wall_s']:.1f}", ln("{:.1f}", "build.wall_s"), "", ""),
-        ("  of which: start-up / read / chunk / embed / index (s)",
-         f"{full['stages']['startup_s']:.1f} / " + " / ".join(f"{steps.get(k, 0):.1f}" for k in
-                                                           ("documents", "chunks", "embeddings", "bm25")), "", "", ""),
+        (
+            "  of which: start-up / read / chunk / embed / index (s)",
+            f"{full['stages']['startup_s']:.1f} / "
+            + " / ".join(f"{steps.get(k, 0):.1f}" for k in ("documents", "chunks", "embeddings", "bm25")),
+            "",
+            "",
+            "",
+        ),
         ("chunks/s (chunks / build wall)", g["chunks_per_s"], ln("{}", "chunks_per_s"), "", ""),
-        ("bare encode: import+load / encode (s)",
-         f"{b['import_s'] + b['load_s']:.1f} / {b['encode_s']:.1f} ({b['chunks_per_s']} chunks/s)", "", "", ""),
-        ("overhead vs bare encode, incl. import+load", f"{g['overhead']:+.1%}", ln("{:+.1%}", "overhead"),
-         f"≤ {t['overhead']:.0%}", met(g["overhead"] <= t["overhead"])),
+        (
+            "bare encode: import+load / encode (s)",
+            f"{b['import_s'] + b['load_s']:.1f} / {b['encode_s']:.1f} ({b['chunks_per_s']} chunks/s)",
+            "",
+            "",
+            "",
+        ),
+        (
+            "overhead vs bare encode, incl. import+load",
+            f"{g['overhead']:+.1%}",
+            ln("{:+.1%}", "overhead"),
+            f"≤ {t['overhead']:.0%}",
+            met(g["overhead"] <= t["overhead"]),
+        ),
         ("overhead vs bare encode, encode only", f"{g['overhead_excl_load']:+.1%}", "", "", ""),
-        ("CPU-seconds: build / bare encode (overhead)",
-         f"{full['cpu_s']:.0f} / {b['cpu_s']:.0f} ({g['overhead_cpu']:+.1%})", ln("{:.0f}", "build.cpu_s"), "", ""),
-        ("no-change rebuild, wall (s)", f"{reb['wall_s']:.1f} ({reb['report']['chunks_embedded']} embedded)",
-         ln("{:.1f}", "rebuild.wall_s"), "", ""),
-        ("no-change rebuild / full build", f"{g['rebuild_ratio']:.1%}", ln("{:.1%}", "rebuild_ratio"),
-         f"≤ {t['rebuild_ratio']:.0%}", met(g["rebuild_ratio"] <= t["rebuild_ratio"])),
-        ("warm hybrid p50 / p95 (ms)", lat(g, "hybrid"), lat(lv, "hybrid"), f"p50 ≤ {t['hybrid_p50_ms']:.0f}",
-         met(g["warm"]["hybrid"]["p50_ms"] <= t["hybrid_p50_ms"])),
+        (
+            "CPU-seconds: build / bare encode (overhead)",
+            f"{full['cpu_s']:.0f} / {b['cpu_s']:.0f} ({g['overhead_cpu']:+.1%})",
+            ln("{:.0f}", "build.cpu_s"),
+            "",
+            "",
+        ),
+        (
+            "no-change rebuild, wall (s)",
+            f"{reb['wall_s']:.1f} ({reb['report']['chunks_embedded']} embedded)",
+            ln("{:.1f}", "rebuild.wall_s"),
+            "",
+            "",
+        ),
+        (
+            "no-change rebuild / full build",
+            f"{g['rebuild_ratio']:.1%}",
+            ln("{:.1%}", "rebuild_ratio"),
+            f"≤ {t['rebuild_ratio']:.0%}",
+            met(g["rebuild_ratio"] <= t["rebuild_ratio"]),
+        ),
+        (
+            "warm hybrid p50 / p95 (ms)",
+            lat(g, "hybrid"),
+            lat(lv, "hybrid"),
+            f"p50 ≤ {t['hybrid_p50_ms']:.0f}",
+            met(g["warm"]["hybrid"]["p50_ms"] <= t["hybrid_p50_ms"]),
+        ),
         ("warm vector p50 / p95 (ms)", lat(g, "vector"), lat(lv, "vector"), "", ""),
         ("warm keyword p50 / p95 (ms)", lat(g, "keyword"), lat(lv, "keyword"), "", ""),
         ("warm hybrid, repeated query p50 / p95 (ms)", lat(g, "hybrid_repeat"), "", "", ""),
-        ("cold CLI search, median / max of 5 (s)", f"{g['cold_cli']['median_s']:.2f} / {g['cold_cli']['max_s']:.2f}",
-         ln("{:.2f} / {:.2f}", "cold_cli.median_s", "cold_cli.max_s"), f"≤ {t['cold_cli_s']:.0f}",
-         met(g["cold_cli"]["max_s"] <= t["cold_cli_s"])),
-        (f"nDCG@10 hybrid / vector / keyword, all {r['data']['queries']} queries",
-         " / ".join(f"{g['ndcg10'][m]}" for m in MODES), ln("— / — / {}", "ndcg10.keyword"), "", ""),
-        (f"nDCG@10 hybrid / vector, first {n_sample} queries (LEANN's timed sample)",
-         " / ".join(f"{g['ndcg10_leann_sample'][m]}" for m in MODES[:2]),
-         ln("{} / {}", "ndcg10.hybrid", "ndcg10.vector"), "", ""),
-        ("index bytes (`ragbag list`; LEANN: index folder)", mib(g["bytes"]["list_bytes"]),
-         mib(lv["bytes"]["apparent"]) if lv else "—", "", ""),
-        ("all on disk (`du` of RAGBAG_HOME; LEANN: index folder)", mib(g["bytes"]["home"]["allocated"]),
-         mib(lv["bytes"]["allocated"]) if lv else "—", "", ""),
-        ("other processes' share of the CPU during full build / bare encode",
-         f"{full['others_busy']:.0%} / {b['others_busy']:.0%}", ln("{:.0%}", "build.others_busy"), "", ""),
+        (
+            "cold CLI search, median / max of 5 (s)",
+            f"{g['cold_cli']['median_s']:.2f} / {g['cold_cli']['max_s']:.2f}",
+            ln("{:.2f} / {:.2f}", "cold_cli.median_s", "cold_cli.max_s"),
+            f"≤ {t['cold_cli_s']:.0f}",
+            met(g["cold_cli"]["max_s"] <= t["cold_cli_s"]),
+        ),
+        (
+            f"nDCG@10 hybrid / vector / keyword, all {r['data']['queries']} queries",
+            " / ".join(f"{g['ndcg10'][m]}" for m in MODES),
+            ln("— / — / {}", "ndcg10.keyword"),
+            "",
+            "",
+        ),
+        (
+            f"nDCG@10 hybrid / vector, first {n_sample} queries (LEANN's timed sample)",
+            " / ".join(f"{g['ndcg10_leann_sample'][m]}" for m in MODES[:2]),
+            ln("{} / {}", "ndcg10.hybrid", "ndcg10.vector"),
+            "",
+            "",
+        ),
+        (
+            "index bytes (`ragbag list`; LEANN: index folder)",
+            mib(g["bytes"]["list_bytes"]),
+            mib(lv["bytes"]["apparent"]) if lv else "—",
+            "",
+            "",
+        ),
+        (
+            "all on disk (`du` of RAGBAG_HOME; LEANN: index folder)",
+            mib(g["bytes"]["home"]["allocated"]),
+            mib(lv["bytes"]["allocated"]) if lv else "—",
+            "",
+            "",
+        ),
+        (
+            "other processes' share of the CPU during full build / bare encode",
+            f"{full['others_busy']:.0%} / {b['others_busy']:.0%}",
+            ln("{:.0%}", "build.others_busy"),
+            "",
+            "",
+        ),
     ]
     lines = ["| metric | ragbag | LEANN 0.3.8 | target | met? |", "|---|---|---|---|---|"]
     lines += [f"| {' | '.join(str(c) for c in row)} |" for row in rows]
@@ -341,22 +448,41 @@ def table(r: dict) -> str:
 
 # -- main ------------------------------------------------------------------------------------
 
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--eval", type=Path, default=ROOT.parent / "shared" / "eval" / "msmarco-5k")
     p.add_argument("--leann-python", type=Path, default=WORK / "leann-venv" / "bin" / "python")
     p.add_argument("--skip-leann", action="store_true")
-    p.add_argument("--leann-passes", type=int, default=1,
-                   help="timed passes of LEANN's warm search (tens of seconds per vector query)")
-    p.add_argument("--leann-sample", type=int, default=10,
-                   help="queries LEANN's warm vector and hybrid search are timed and scored on")
-    p.add_argument("--reuse-ragbag", action="store_true",
-                   help="take the ragbag half from benchmarks/.work/ragbag-part.json (LEANN work only)")
-    p.add_argument("--reuse-leann", action="store_true",
-                   help="take LEANN's half from benchmarks/.work/leann-result.json (ragbag work only)")
+    p.add_argument(
+        "--leann-passes",
+        type=int,
+        default=1,
+        help="timed passes of LEANN's warm search (tens of seconds per vector query)",
+    )
+    p.add_argument(
+        "--leann-sample",
+        type=int,
+        default=10,
+        help="queries LEANN's warm vector and hybrid search are timed and scored on",
+    )
+    p.add_argument(
+        "--reuse-ragbag",
+        action="store_true",
+        help="take the ragbag half from benchmarks/.work/ragbag-part.json (LEANN work only)",
+    )
+    p.add_argument(
+        "--reuse-leann",
+        action="store_true",
+        help="take LEANN's half from benchmarks/.work/leann-result.json (ragbag work only)",
+    )
     p.add_argument("--out", type=Path, default=BENCH / "results" / "foundation.json")
-    p.add_argument("--quiet-wait", type=float, default=300,
-                   help="before each heavy phase, wait up to this many seconds for other work to stop")
+    p.add_argument(
+        "--quiet-wait",
+        type=float,
+        default=300,
+        help="before each heavy phase, wait up to this many seconds for other work to stop",
+    )
     args = p.parse_args()
     quiet: dict[str, dict] = {}
 
@@ -406,8 +532,16 @@ def ragbag_half(ev: dict, files: Path, step, quiet: dict) -> dict:
     warm = warm_latency(home, ev["queries"])
     step("cold CLI")
     cold = cold_cli(home, [q["text"] for q in ev["queries"][:COLD_QUERIES]])
-    return {"full": full, "bare": bare, "rebuild": rebuild, "warm": warm, "cold": cold,
-            "sizes": ragbag_bytes(home), "quiet": dict(quiet)}
+    return {
+        "full": full,
+        "bare": bare,
+        "rebuild": rebuild,
+        "warm": warm,
+        "cold": cold,
+        "sizes": ragbag_bytes(home),
+        "quiet": dict(quiet),
+    }
+
 
 if __name__ == "__main__":
     main()

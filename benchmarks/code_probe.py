@@ -23,7 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import graph_bench  # noqa: E402
-from ragbag import embedding, graph  # noqa: E402
+
+from ragbag.index import graph
+from ragbag.models import embedding  # noqa: E402
 
 
 def main() -> None:
@@ -53,8 +55,15 @@ def main() -> None:
 
 def probe(x: np.ndarray, queries: dict[str, np.ndarray], m: int, bits: int, rotation) -> str:
     centroids, codes = graph.train_pq(x if rotation is None else x @ rotation.T, m, bits)
-    g = graph.Compact(np.zeros(len(x) + 1, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32), codes,
-                      centroids, bits, rotation=rotation)
+    g = graph.Compact(
+        np.zeros(len(x) + 1, np.int32),
+        np.zeros(0, np.int32),
+        np.zeros(0, np.int32),
+        codes,
+        centroids,
+        bits,
+        rotation=rotation,
+    )
     decoded = graph.decode_pq(g, np.arange(len(x)))
     g.residual = graph.residuals(g, np.arange(len(x)), x)
     bound = graph.BOUND_Z * g.residual / np.sqrt(x.shape[1])

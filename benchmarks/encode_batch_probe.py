@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragbag import embedding
+from ragbag.models import embedding
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "eval" / "msmarco-5k" / "corpus.jsonl"
 SIZES = (1, 4, 8, 16, 32, 64, 128)

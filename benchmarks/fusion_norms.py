@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/fusion_norms.py [msmarco-5k:benchmarks/.work/eval-msmarco ...]
 
 For every query the vector and keyword lists (1,000 candidates each, no collapsing) are taken
-once from ``ragbag.query.search``; each normalisation (min-max, z-score, μ ± 3σ "DBSF", divide by
+once from ``ragbag.search.query.search``; each normalisation (min-max, z-score, μ ± 3σ "DBSF", divide by
 the best, reciprocal rank) is then applied over the first 100 or all 1,000 candidates and the
 lists fused at vector shares 0.5–0.9, scored with the harness's nDCG@10. Why: the default's
 hybrid falls below its vector mode on dbpedia-5k, and this asks whether any normalisation, not
@@ -19,8 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ragbag import embedding, evaluate, query
-from ragbag.home import Home
+from ragbag.apps.eval import datasets as evaluate
+from ragbag.core.home import Home
+from ragbag.models import embedding
+from ragbag.search import query
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT.parent / "shared" / "eval"
@@ -35,9 +37,11 @@ def lists_of(dataset: str, home: Path) -> tuple[evaluate.Dataset, dict, dict]:
     embedding.prime_queries(list(ds.queries.values()), h.model)
     lists = {}
     for qid, text in ds.queries.items():
-        lists[qid] = {mode: [(Path(u).stem, float(s)) for u, s in zip(df["uri"], df["score"])]
-                      for mode in ("vector", "keyword")
-                      for df in [query.search(text, k=1000, mode=mode, home=h, sources=["eval"], collapse=False)]}
+        lists[qid] = {
+            mode: [(Path(u).stem, float(s)) for u, s in zip(df["uri"], df["score"])]
+            for mode in ("vector", "keyword")
+            for df in [query.search(text, k=1000, mode=mode, home=h, sources=["eval"], collapse=False)]
+        }
     return ds, ids, lists
 
 
@@ -76,13 +80,23 @@ def main(pairs: list[str]) -> None:
 
     def ndcg(dataset: str, ranker) -> float:
         ds, ids, lists = sets[dataset]
-        return evaluate.score(ds, {q: evaluate.rank_documents(ranker(p), ids, 100) for q, p in lists.items()})["nDCG@10"]
+        return evaluate.score(ds, {q: evaluate.rank_documents(ranker(p), ids, 100) for q, p in lists.items()})[
+            "nDCG@10"
+        ]
 
     names = list(sets)
     print("| normalisation | over | share | " + " | ".join(names) + " |")
     print("|---|---|---|" + "---|" * len(names))
-    print("| vector alone | | | " + " | ".join(f"{ndcg(n, lambda p: [d for d, _ in p['vector']]):.4f}" for n in names) + " |")
-    print("| keyword alone | | | " + " | ".join(f"{ndcg(n, lambda p: [d for d, _ in p['keyword']]):.4f}" for n in names) + " |")
+    print(
+        "| vector alone | | | "
+        + " | ".join(f"{ndcg(n, lambda p: [d for d, _ in p['vector']]):.4f}" for n in names)
+        + " |"
+    )
+    print(
+        "| keyword alone | | | "
+        + " | ".join(f"{ndcg(n, lambda p: [d for d, _ in p['keyword']]):.4f}" for n in names)
+        + " |"
+    )
     for how, depth, share in itertools.product(NORMS, (100, 1000), (0.5, 0.6, 0.7, 0.8, 0.9)):
         row = [f"{ndcg(n, lambda p: fused(p, how, depth, share)):.4f}" for n in names]
         print(f"| {how} | {depth} | {share} | " + " | ".join(row) + " |", flush=True)

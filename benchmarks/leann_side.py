@@ -59,8 +59,9 @@ def main() -> None:
     out["bytes"] = folder_bytes(index_dir)
     out["files"] = {p.name: p.stat().st_size for p in sorted(index_dir.iterdir()) if p.is_file()}
     stop_daemons(proj)
-    out["warm"] = warm_latency(index_dir / "documents.leann", queries, args.warmup, args.passes, args.sample,
-                               args.modes)
+    out["warm"] = warm_latency(
+        index_dir / "documents.leann", queries, args.warmup, args.passes, args.sample, args.modes
+    )
     stop_daemons(proj)
     if args.cold:
         out["cold_cli"] = cold_cli(proj, [q["text"] for q in queries[: args.cold]])
@@ -79,8 +80,12 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--sample", type=int, default=10, help="queries timed for vector and hybrid")
     p.add_argument("--passes", type=int, default=1, help="timed passes over the queries per mode")
     p.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES), help="search modes to time")
-    p.add_argument("--build-arg", action="append", default=[], help="extra `leann build` argument (repeatable), "
-                   "e.g. --build-arg=--no-recompute for leann_eval.py")
+    p.add_argument(
+        "--build-arg",
+        action="append",
+        default=[],
+        help="extra `leann build` argument (repeatable), e.g. --build-arg=--no-recompute for leann_eval.py",
+    )
     return p.parse_args()
 
 
@@ -115,9 +120,21 @@ def leann(proj: Path, *args: str) -> tuple[dict, str]:
 
 
 def timed_build(proj: Path, docs: Path, extra: list[str] = ()) -> dict:
-    m, _ = leann(proj, "build", INDEX, "--docs", str(docs), "--backend-name", "hnsw",
-                 "--embedding-model", model_path(), "--embedding-mode", "sentence-transformers",
-                 "--include-hidden", *extra)
+    m, _ = leann(
+        proj,
+        "build",
+        INDEX,
+        "--docs",
+        str(docs),
+        "--backend-name",
+        "hnsw",
+        "--embedding-model",
+        model_path(),
+        "--embedding-mode",
+        "sentence-transformers",
+        "--include-hidden",
+        *extra,
+    )
     return m
 
 
@@ -125,8 +142,9 @@ def stop_daemons(proj: Path) -> None:
     leann(proj, "daemon", "stop", "--all")
 
 
-def warm_latency(index_path: Path, queries: list[dict], warmup: int, passes: int, sample: int,
-                 modes: list[str]) -> dict:
+def warm_latency(
+    index_path: Path, queries: list[dict], warmup: int, passes: int, sample: int, modes: list[str]
+) -> dict:
     from leann import LeannSearcher
 
     searcher = LeannSearcher(str(index_path))

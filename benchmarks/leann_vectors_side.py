@@ -24,15 +24,18 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from _meter import meter, percentiles
 from leann_side import configure_env, model_path, stop_daemons, version
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--inputs", type=Path, required=True,
-                   help="npz with vectors (n, d) and the texts as text_bytes (UTF-8) and text_ends (n,)")
+    p.add_argument(
+        "--inputs",
+        type=Path,
+        required=True,
+        help="npz with vectors (n, d) and the texts as text_bytes (UTF-8) and text_ends (n,)",
+    )
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--queries", type=Path, required=True, help='JSON list of {"id", "text"}')
     p.add_argument("--sample", type=int, default=3, help="queries timed (each re-embeds ~1k passages)")
@@ -48,8 +51,15 @@ def main() -> None:
     index_dir = work / "index"
     index_dir.mkdir(parents=True, exist_ok=True)
     path = index_dir / "documents.leann"
-    builder = LeannBuilder("hnsw", embedding_model=model_path(), embedding_mode="sentence-transformers",
-                           graph_degree=32, complexity=64, is_compact=True, is_recompute=True)
+    builder = LeannBuilder(
+        "hnsw",
+        embedding_model=model_path(),
+        embedding_mode="sentence-transformers",
+        graph_degree=32,
+        complexity=64,
+        is_compact=True,
+        is_recompute=True,
+    )
     for t in texts:
         builder.add_text(t)
     with meter() as build:
@@ -69,8 +79,12 @@ def main() -> None:
     finally:
         searcher.cleanup()
         stop_daemons(work)  # its embedding server runs as a daemon; do not leave it behind
-    out = {"leann_version": version("leann"), "build": build, "files": files,
-           "warm": {**percentiles(times), "machine_busy": m["machine_busy"], "ranked": ranked}}
+    out = {
+        "leann_version": version("leann"),
+        "build": build,
+        "files": files,
+        "warm": {**percentiles(times), "machine_busy": m["machine_busy"], "ranked": ranked},
+    }
     args.out.write_text(json.dumps(out, indent=1))
 
 

@@ -48,8 +48,8 @@ def extract(tar: Path, dest: Path) -> Path:
 
 
 def parse_throughput(maildir: Path) -> dict:
-    from connectors import mail
-    from ragbag.documents import Document, ReadError
+    from ragbag.connectors import mail
+    from ragbag.core.records import Document, ReadError
 
     started = time.perf_counter()
     docs, errors = 0, collections.Counter()
@@ -59,14 +59,18 @@ def parse_throughput(maildir: Path) -> dict:
         elif isinstance(item, ReadError):
             errors[re.sub(r"\d+", "N", item.error)] += 1
     seconds = time.perf_counter() - started
-    return {"messages": docs, "seconds": round(seconds, 2), "messages_per_s": round(docs / seconds, 1),
-            "read_errors": sum(errors.values()), "error_reasons": dict(errors)}
+    return {
+        "messages": docs,
+        "seconds": round(seconds, 2),
+        "messages_per_s": round(docs / seconds, 1),
+        "read_errors": sum(errors.values()),
+        "error_reasons": dict(errors),
+    }
 
 
 def ragbag(*args: str, env: dict) -> tuple[float, str]:
     started = time.perf_counter()
-    proc = subprocess.run([str(Path(sys.executable).parent / "ragbag"), *args], env=env,
-                          capture_output=True, text=True)
+    proc = subprocess.run([str(Path(sys.executable).parent / "ragbag"), *args], env=env, capture_output=True, text=True)
     wall = time.perf_counter() - started
     if proc.returncode != 0:
         raise SystemExit(f"ragbag {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
@@ -77,8 +81,11 @@ def step_times(home: Path, run_id: str, wall: float) -> dict:
     import dagster as dg
 
     instance = dg.DagsterInstance.from_config(str(home / "dagster"))
-    steps = {s.step_key.split("__")[-1].split(".")[-1]: round(s.end_time - s.start_time, 2)
-             for s in instance.get_run_step_stats(run_id) if s.start_time and s.end_time}
+    steps = {
+        s.step_key.split("__")[-1].split(".")[-1]: round(s.end_time - s.start_time, 2)
+        for s in instance.get_run_step_stats(run_id)
+        if s.start_time and s.end_time
+    }
     record = instance.get_run_record_by_id(run_id)
     run_s = record.end_time - record.start_time if record and record.end_time else sum(steps.values())
     return {"steps_s": steps, "run_s": round(run_s, 2), "startup_s": round(wall - run_s, 2)}
@@ -87,10 +94,17 @@ def step_times(home: Path, run_id: str, wall: float) -> dict:
 def build(home: Path, env: dict) -> dict:
     wall, out = ragbag("build", "--json", env=env)
     (rep,) = json.loads(out)
-    return {"wall_s": round(wall, 2), "documents": rep["documents"], "added": rep["added"],
-            "changed": rep["changed"], "deleted": rep["deleted"], "chunks": rep["chunks"],
-            "chunks_embedded": rep["chunks_embedded"], "errors": len(rep["errors"]),
-            **step_times(home, rep["run_id"], wall)}
+    return {
+        "wall_s": round(wall, 2),
+        "documents": rep["documents"],
+        "added": rep["added"],
+        "changed": rep["changed"],
+        "deleted": rep["deleted"],
+        "chunks": rep["chunks"],
+        "chunks_embedded": rep["chunks_embedded"],
+        "errors": len(rep["errors"]),
+        **step_times(home, rep["run_id"], wall),
+    }
 
 
 def add_new_messages(root: Path, n: int = 10) -> Path:
@@ -135,16 +149,19 @@ def main() -> None:
     p, f, a = results["parse"], results["full_build"], results["add_10"]
     docs_s = f["steps_s"].get("documents", 0.0)
     emb_s = f["steps_s"].get("embeddings", 0.0)
-    print(f"\n| measure | value |\n|---|---|")
+    print("\n| measure | value |\n|---|---|")
     print(f"| parse: messages / s (read() alone) | {p['messages']} in {p['seconds']} s = {p['messages_per_s']}/s |")
     print(f"| parse: ReadErrors | {p['read_errors']} {p['error_reasons'] or ''} |")
-    print(f"| full build wall (CLI, {build_root.name}) | {f['wall_s']} s; {f['documents']} docs, "
-          f"{f['chunks']} chunks |")
+    print(
+        f"| full build wall (CLI, {build_root.name}) | {f['wall_s']} s; {f['documents']} docs, {f['chunks']} chunks |"
+    )
     print(f"| stage seconds | {f['steps_s']}; startup {f['startup_s']} s |")
     print(f"| reading+normalising (documents step) share of wall | {docs_s / f['wall_s']:.1%} |")
     print(f"| embedding step share of wall | {emb_s / f['wall_s']:.1%} |")
-    print(f"| +10 messages rebuild | {a['wall_s']} s; added {a['added']}, chunks embedded {a['chunks_embedded']}; "
-          f"documents step {a['steps_s'].get('documents')} s |")
+    print(
+        f"| +10 messages rebuild | {a['wall_s']} s; added {a['added']}, chunks embedded {a['chunks_embedded']}; "
+        f"documents step {a['steps_s'].get('documents')} s |"
+    )
     print(f"\nwrote {out}")
 
 

@@ -60,13 +60,21 @@ async def _round_trips(params: StdioServerParameters, tool: str, make_args, qs: 
                 times.append(ms)
                 if i < len(qs):
                     distinct.append(ms)
-    return {"calls": calls, "init_ms": init_ms, "first_call_ms": first_ms, "p50_ms": statistics.median(times),
-            "p95_ms": pct(times, 95), "p50_distinct_ms": statistics.median(distinct), "mean_ms": statistics.mean(times)}
+    return {
+        "calls": calls,
+        "init_ms": init_ms,
+        "first_call_ms": first_ms,
+        "p50_ms": statistics.median(times),
+        "p95_ms": pct(times, 95),
+        "p50_distinct_ms": statistics.median(distinct),
+        "mean_ms": statistics.mean(times),
+    }
 
 
 def ragbag_mcp(home: Path, calls: int, k: int) -> dict:
-    params = StdioServerParameters(command=str(ROOT / ".venv/bin/ragbag"), args=["mcp"],
-                                   env={"RAGBAG_HOME": str(home), "PATH": os.environ["PATH"]})
+    params = StdioServerParameters(
+        command=str(ROOT / ".venv/bin/ragbag"), args=["mcp"], env={"RAGBAG_HOME": str(home), "PATH": os.environ["PATH"]}
+    )
     return anyio.run(_round_trips, params, "search", lambda q: {"query": q, "k": k}, queries(), calls)
 
 
@@ -77,11 +85,25 @@ def leann_mcp(calls: int, k: int) -> dict | str:
         return f"no LEANN venv at {venv}"
     if not (proj / ".leann" / "indexes" / "msmarco" / "documents.leann.meta.json").exists():
         return f"no built LEANN msmarco index under {proj}"
-    params = StdioServerParameters(command=str(exe), args=[], cwd=str(proj), env={
-        "HOME": str(lhome), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-        "PATH": f"{venv / 'bin'}:{os.environ['PATH']}"})
-    return anyio.run(_round_trips, params, "leann_search",
-                     lambda q: {"index_name": "msmarco", "query": q, "top_k": k}, queries(), calls)
+    params = StdioServerParameters(
+        command=str(exe),
+        args=[],
+        cwd=str(proj),
+        env={
+            "HOME": str(lhome),
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "PATH": f"{venv / 'bin'}:{os.environ['PATH']}",
+        },
+    )
+    return anyio.run(
+        _round_trips,
+        params,
+        "leann_search",
+        lambda q: {"index_name": "msmarco", "query": q, "top_k": k},
+        queries(),
+        calls,
+    )
 
 
 def ask_latency(home: Path, n: int) -> dict:
@@ -89,8 +111,13 @@ def ask_latency(home: Path, n: int) -> dict:
     env = {**os.environ, "RAGBAG_HOME": str(home), "RAGBAG_LLM": ""}
     for q in queries()[:n]:
         t = time.perf_counter()
-        proc = subprocess.run([str(ROOT / ".venv/bin/ragbag"), "ask", q, "--llm", "extractive", "--json"],
-                              capture_output=True, text=True, env=env, timeout=300)
+        proc = subprocess.run(
+            [str(ROOT / ".venv/bin/ragbag"), "ask", q, "--llm", "extractive", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
         times.append((time.perf_counter() - t) * 1000)
         if proc.returncode != 0:
             raise RuntimeError(proc.stderr)

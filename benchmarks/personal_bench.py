@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/personal_bench.py [--out benchmarks/results/personal.json]
 
-Generates the set (``ragbag.personal_eval``) into ``benchmarks/.work/personal``, builds it once
+Generates the set (``ragbag.apps.eval.personal_set``) into ``benchmarks/.work/personal``, builds it once
 per embedding model (homes ``benchmarks/.work/personal-<model>``; a rerun re-embeds nothing)
 and scores every query kind under:
 - ``hybrid``: the default (calibrated fusion, exact-term promotion); negatives judged at ask's
@@ -22,8 +22,12 @@ import json
 from contextlib import contextmanager
 from pathlib import Path
 
-from ragbag import ask, eval_homes, exact, personal_eval, query
-from ragbag.home import Home
+from ragbag.answer import ask
+from ragbag.apps.eval import homes as eval_homes
+from ragbag.apps.eval import personal_set as personal_eval
+from ragbag.core.home import Home
+from ragbag.search import query
+from ragbag.text import exact
 
 BENCH = Path(__file__).resolve().parent
 MODELS = ("multilingual-e5-small", "all-MiniLM-L6-v2")
@@ -94,22 +98,25 @@ def floors(scores: dict) -> dict:
 
 def floor_table(by_floor: dict) -> str:
     kinds = list(next(iter(by_floor.values())))
-    lines = ["\n| floor | " + " | ".join(k if k != "negative" else "negatives quiet" for k in kinds) + " |",
-             "|---|" + "---|" * len(kinds)]
+    lines = [
+        "\n| floor | " + " | ".join(k if k != "negative" else "negatives quiet" for k in kinds) + " |",
+        "|---|" + "---|" * len(kinds),
+    ]
     lines += [f"| {f} | " + " | ".join(f"{row[k]:.2f}" for k in kinds) + " |" for f, row in by_floor.items()]
     return "\n".join(lines)
 
 
 def table(model: str, runs: dict) -> str:
     kinds = list(next(iter(runs.values()))["kinds"])
-    lines = [f"\n{model}\n", "| kind (queries) | " + " | ".join(runs) + " |",
-             "|---|" + "---|" * len(runs)]
+    lines = [f"\n{model}\n", "| kind (queries) | " + " | ".join(runs) + " |", "|---|" + "---|" * len(runs)]
     for kind in kinds:
         n = runs["hybrid"]["kinds"][kind]["queries"]
         cells = []
         for r in runs.values():
             row = r["kinds"][kind]
-            cells.append(f"quiet {row['quiet']:.2f}" if "quiet" in row else f"{row['hit@10']:.3f} / {row['MRR@10']:.3f}")
+            cells.append(
+                f"quiet {row['quiet']:.2f}" if "quiet" in row else f"{row['hit@10']:.3f} / {row['MRR@10']:.3f}"
+            )
         lines.append(f"| {kind} ({n}) | " + " | ".join(cells) + " |")
     lines.append("| ms/query | " + " | ".join(f"{r['ms_per_query']:.0f}" for r in runs.values()) + " |")
     return "\n".join(lines)

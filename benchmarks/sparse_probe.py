@@ -19,13 +19,20 @@ from pathlib import Path
 
 import numpy as np
 
-from ragbag import bm25, embedding, evaluate, query, sparse
-from ragbag.home import Home
+from ragbag.apps.eval import datasets as evaluate
+from ragbag.core.home import Home
+from ragbag.index import bm25
+from ragbag.models import embedding, sparse
+from ragbag.search import query
 
 NORM_DEPTH = query.NORM_DEPTH
 FEEDBACK = {"minilm": None, "minilm+prf3": (3, 0.5), "minilm+prf5": (5, 1.0)}
-SHARES = [(a, b, round(1 - a - b, 2) + 0.0) for a in (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-          for b in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6) if a + b <= 1.0 + 1e-9]
+SHARES = [
+    (a, b, round(1 - a - b, 2) + 0.0)
+    for a in (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+    for b in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
+    if a + b <= 1.0 + 1e-9
+]
 
 
 def _norm(x: np.ndarray) -> np.ndarray:
@@ -35,8 +42,9 @@ def _norm(x: np.ndarray) -> np.ndarray:
 
 
 def _ndcg(ds, ids, stems, scores: dict[str, np.ndarray]) -> float:
-    ranking = {q: evaluate.rank_documents([stems[j] for j in np.argsort(-s)[:100]], ids, 100)
-               for q, s in scores.items()}
+    ranking = {
+        q: evaluate.rank_documents([stems[j] for j in np.argsort(-s)[:100]], ids, 100) for q, s in scores.items()
+    }
     return evaluate.score(ds, ranking)["nDCG@10"]
 
 
@@ -74,8 +82,10 @@ def main(pairs: list[str]) -> None:
         m, d = results["msmarco-5k"], results["dbpedia-5k"]
         floor = d["minilm 1.0 splade 0.0 bm25 0.0"]
         print(f"\ndbpedia floor (MiniLM alone): {floor}")
-        print("best msmarco with dbpedia >= floor:", max((n for n in m if n in d and d[n] >= floor), key=m.get,
-                                                          default=None))
+        print(
+            "best msmarco with dbpedia >= floor:",
+            max((n for n in m if n in d and d[n] >= floor), key=m.get, default=None),
+        )
         front, best = [], -1.0
         for name in sorted((n for n in m if n in d), key=lambda n: -d[n]):
             if m[name] > best:

@@ -2,9 +2,9 @@
 
 Usage: python benchmarks/tune_fusion.py [--rerank] DATASET HOME [DATASET HOME ...]
 (HOME is what `ragbag eval DATASET --home HOME` built; nothing is re-embedded.)
-The defaults in ragbag.query (DEFAULT_FUSION, VECTOR_SHARE) were chosen from this;
+The defaults in ragbag.search.query (DEFAULT_FUSION, VECTOR_SHARE) were chosen from this;
 with --rerank it sweeps the reranker's depth and its e5 and SPLADE shares over the default hybrid
-instead (the defaults in ragbag.rerank). The reranker's vectors are cached, so each candidate is
+instead (the defaults in ragbag.models.rerank). The reranker's vectors are cached, so each candidate is
 encoded once.
 """
 
@@ -13,16 +13,21 @@ from __future__ import annotations
 import json
 import sys
 
-from ragbag import evaluate, rerank
-from ragbag.home import Home
+from ragbag.apps.eval import datasets as evaluate
+from ragbag.core.home import Home
+from ragbag.models import rerank
 
-SETTINGS = (
-    [{"fusion": "rrf", "rrf_k": k} for k in (5, 10, 20, 40, 60, 100)]
-    + [{"fusion": "weighted", "alpha": a} for a in (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)]
-)
+SETTINGS = [{"fusion": "rrf", "rrf_k": k} for k in (5, 10, 20, 40, 60, 100)] + [
+    {"fusion": "weighted", "alpha": a} for a in (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)
+]
 
-RERANK = [(d, w, ws) for d in (10, 20, 30, 50) for w in (0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
-          for ws in (0.0, 0.1, 0.2, 0.3) if w + ws <= 1.0]
+RERANK = [
+    (d, w, ws)
+    for d in (10, 20, 30, 50)
+    for w in (0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
+    for ws in (0.0, 0.1, 0.2, 0.3)
+    if w + ws <= 1.0
+]
 
 
 def main(pairs: list[str]) -> None:
@@ -33,9 +38,11 @@ def main(pairs: list[str]) -> None:
         ds = evaluate.load(dataset)
         h = Home(home)
         ids = json.loads((h.root.parent / f"{h.root.name}-corpus" / "ids.json").read_text())
-        rows = {"vector": evaluate.score(ds, evaluate.run(ds, h, ids, "vector"))["nDCG@10"],
-                "keyword": evaluate.score(ds, evaluate.run(ds, h, ids, "keyword"))["nDCG@10"],
-                "hybrid": evaluate.score(ds, evaluate.run(ds, h, ids, "hybrid"))["nDCG@10"]}
+        rows = {
+            "vector": evaluate.score(ds, evaluate.run(ds, h, ids, "vector"))["nDCG@10"],
+            "keyword": evaluate.score(ds, evaluate.run(ds, h, ids, "keyword"))["nDCG@10"],
+            "hybrid": evaluate.score(ds, evaluate.run(ds, h, ids, "hybrid"))["nDCG@10"],
+        }
         if sweep_rerank:
             for depth, weight, sparse_weight in RERANK:
                 rerank.WEIGHT, rerank.SPARSE_WEIGHT = weight, sparse_weight

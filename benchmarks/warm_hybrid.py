@@ -17,7 +17,7 @@ from pathlib import Path
 from _meter import wait_for_quiet
 from build_bench import warm_latency
 
-from ragbag import evaluate
+from ragbag.apps.eval import datasets as evaluate
 
 
 def main() -> None:
@@ -30,8 +30,12 @@ def main() -> None:
     queries = [{"id": q, "text": t} for q, t in sorted(ds.queries.items())]
     quiet = wait_for_quiet(600)
     warm = warm_latency(args.home, queries)
-    result = {"dataset": ds.name, "queries": len(queries), "before_start": quiet,
-              "modes": {m: {k: v for k, v in r.items() if k != "ranked"} for m, r in warm.items()}}
+    result = {
+        "dataset": ds.name,
+        "queries": len(queries),
+        "before_start": quiet,
+        "modes": {m: {k: v for k, v in r.items() if k != "ranked"} for m, r in warm.items()},
+    }
     print(json.dumps(result, indent=1))
     if args.out:
         args.out.write_text(json.dumps(result, indent=1))

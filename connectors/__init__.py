@@ -30,9 +30,9 @@ from types import ModuleType
 
 # Every module in this package is a connector: adding one is adding one file.
 _FIRST = ("files", "code")
-NAMES: tuple[str, ...] = _FIRST + tuple(sorted(
-    m.name for m in pkgutil.iter_modules(__path__) if m.name not in _FIRST and not m.name.startswith("_")
-))
+NAMES: tuple[str, ...] = _FIRST + tuple(
+    sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in _FIRST and not m.name.startswith("_"))
+)
 
 
 class UnknownConnector(ValueError):
@@ -42,4 +42,4 @@ class UnknownConnector(ValueError):
 def get(name: str) -> ModuleType:
     if name not in NAMES:
         raise UnknownConnector(f"unknown connector {name!r}; choose one of: {', '.join(NAMES)}")
-    return import_module(f"connectors.{name}")
+    return import_module(f"{__name__}.{name}")

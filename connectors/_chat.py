@@ -22,14 +22,15 @@ import json
 import re
 import zipfile
 import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
-from connectors.files import Unreadable, decode, walk
-from ragbag.chunking import TokenCounter, pack, pack_ranges, prose_spans
-from ragbag.documents import Cursor, Document, ReadError, Seen, Span
+from ragbag.connectors.files import Unreadable, decode, walk
+from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
+from ragbag.text.chunking import TokenCounter, pack, pack_ranges, prose_spans
 
 MAX_MEMBER_BYTES = 1024 * 1024 * 1024  # a zip member this big is refused (zip bombs)
 
@@ -37,8 +38,9 @@ MAX_MEMBER_BYTES = 1024 * 1024 * 1024  # a zip member this big is refused (zip b
 # --- finding and opening exports -------------------------------------------------------------
 
 
-def export_files(path: Path, wanted: Callable[[str], bool], follow_outside: bool = False
-                 ) -> tuple[list[tuple[Path, str]], list[ReadError]]:
+def export_files(
+    path: Path, wanted: Callable[[str], bool], follow_outside: bool = False
+) -> tuple[list[tuple[Path, str]], list[ReadError]]:
     """(file, key) for ``path`` itself or for every file under it whose name ``wanted`` accepts;
     the key (the path relative to ``path``) names the file in the cursor. ``follow_outside``:
     whether links leaving ``path`` are followed (the source's ``follow_links_outside``)."""
@@ -96,7 +98,7 @@ def one_line(exc: BaseException | str) -> str:
     return text or type(exc).__name__
 
 
-def parse_time(value: Any, naive_tz: timezone | None = timezone.utc) -> datetime | None:
+def parse_time(value: Any, naive_tz: timezone | None = UTC) -> datetime | None:
     """An aware UTC datetime from epoch seconds (milliseconds when too large to be seconds), a
     numeric string, or an ISO string (naive ones taken in ``naive_tz``; None: local time)."""
     if value is None or isinstance(value, bool) or value == "":
@@ -112,13 +114,13 @@ def parse_time(value: Any, naive_tz: timezone | None = timezone.utc) -> datetime
                 return None
             if dt.tzinfo is None:
                 dt = dt.replace(tzinfo=naive_tz) if naive_tz else dt.astimezone()
-            return dt.astimezone(timezone.utc)
+            return dt.astimezone(UTC)
     if not isinstance(value, (int, float)) or value != value or value <= 0:
         return None
     if value > 1e11:  # milliseconds since 1970 (seconds would be past the year 5000)
         value /= 1000
     try:
-        return datetime.fromtimestamp(value, tz=timezone.utc)
+        return datetime.fromtimestamp(value, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
 
@@ -131,7 +133,10 @@ Parser = Callable[[Path, str], Iterable["Record | ReadError"]]
 
 
 def read_exports(
-    files: Sequence[tuple[Path, str]], parse: Parser, cursor: dict | None, version: str,
+    files: Sequence[tuple[Path, str]],
+    parse: Parser,
+    cursor: dict | None,
+    version: str,
     depends: Callable[[str], str] | None = None,
 ) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Documents of changed export files, ``Seen`` for the records of unchanged ones, every
@@ -197,16 +202,14 @@ def read_exports(
             file_uri = str(paths[key].absolute())
             if any(e.uri == file_uri for e in errors[key]):
                 continue  # a file that could not be read at all is tried again next time
-            state[key] = {"stat": stats[key], "ids": candidates(key),
-                          "errors": [[e.uri, e.error] for e in errors[key]]}
+            state[key] = {"stat": stats[key], "ids": candidates(key), "errors": [[e.uri, e.error] for e in errors[key]]}
         else:
             for native_id in old_files[key]["ids"]:
                 if winners[native_id][1] == key:
                     yield Seen(native_id)
             yield from (ReadError(uri, error) for uri, error in old_files[key]["errors"])
             state[key] = old_files[key]
-    yield Cursor({"version": version, "files": state,
-                  "winners": {i: k for i, (_, k) in winners.items() if k in state}})
+    yield Cursor({"version": version, "files": state, "winners": {i: k for i, (_, k) in winners.items() if k in state}})
 
 
 # --- AI conversations: exports ----------------------------------------------------------------
@@ -231,8 +234,13 @@ def _conversation_list(data: Any, own: str) -> list | None:
 
 
 def read_conversation_exports(
-    path: Path, cursor: dict | None, version: str, vendor: str, foreign: str,
-    id_of: Callable[[dict], Any], build: Callable[[dict, str, str, str], "Record | None"],
+    path: Path,
+    cursor: dict | None,
+    version: str,
+    vendor: str,
+    foreign: str,
+    id_of: Callable[[dict], Any],
+    build: Callable[[dict, str, str, str], Record | None],
     follow_outside: bool = False,
 ) -> Iterator[Document | ReadError | Seen | Cursor]:
     """``read()`` of the AI chat connectors: every ``conversations*.json`` under ``path``, loose
@@ -255,13 +263,17 @@ def read_conversation_exports(
             return
         convs = _conversation_list(convs, own)
         if convs is None:
-            yield ReadError(uri, f"not a {vendor} export: expected a list of conversations, "
-                                 f"or one conversation with {own!r}")
+            yield ReadError(
+                uri, f"not a {vendor} export: expected a list of conversations, or one conversation with {own!r}"
+            )
             return
         if any(isinstance(c, dict) and foreign in c for c in convs[:20]):
             other = FOREIGN[foreign]
-            yield ReadError(uri, f"a {other[0]} export (conversations with {foreign!r}), not a {vendor} one: "
-                                 f"add it with `ragbag add {other[1]} NAME PATH`")
+            yield ReadError(
+                uri,
+                f"a {other[0]} export (conversations with {foreign!r}), not a {vendor} one: "
+                f"add it with `ragbag add {other[1]} NAME PATH`",
+            )
             return
         for index, conv in enumerate(convs):
             conv_id = str(id_of(conv) or "") if isinstance(conv, dict) else ""
@@ -292,8 +304,7 @@ def read_conversation_exports(
             return
         yield from convert(data, str(file.absolute()), key)
 
-    files, errors = export_files(Path(path), lambda name: name.lower().endswith(".zip") or wanted(name),
-                                 follow_outside)
+    files, errors = export_files(Path(path), lambda name: name.lower().endswith(".zip") or wanted(name), follow_outside)
     yield from errors
     yield from read_exports(files, parse, cursor, version)
 
@@ -308,10 +319,10 @@ def conversation_title(name: Any, turns: Sequence[tuple[str, str]]) -> str:
     return title or "Untitled conversation"
 
 
-def conversation_metadata(conv_id: str, title: str, roles: list[str], created, updated, url: str,
-                          key: str) -> dict[str, Any]:
-    meta: dict[str, Any] = {"title": title, "conversation_id": conv_id, "turns": len(roles),
-                            "url": url, "file": key}
+def conversation_metadata(
+    conv_id: str, title: str, roles: list[str], created, updated, url: str, key: str
+) -> dict[str, Any]:
+    meta: dict[str, Any] = {"title": title, "conversation_id": conv_id, "turns": len(roles), "url": url, "file": key}
     if created:
         meta["created"] = created.isoformat()
     if updated:
@@ -416,8 +427,7 @@ def windows(messages: Sequence[Message], gap: timedelta, max_messages: int, max_
     out: list[list[Message]] = []
     chars = 0
     for msg in messages:
-        if (not out or msg.when - out[-1][-1].when > gap or len(out[-1]) >= max_messages
-                or chars >= max_chars):
+        if not out or msg.when - out[-1][-1].when > gap or len(out[-1]) >= max_messages or chars >= max_chars:
             out.append([])
             chars = 0
         out[-1].append(msg)
@@ -433,7 +443,7 @@ def render_lines(messages: Iterable[Message]) -> str:
     for m in messages:
         sender = " ".join(m.sender.replace(": ", " ").split()) or "?"
         body = "\n  ".join(line.rstrip() for line in m.text.strip().splitlines() if line.strip())
-        lines.append(f"{m.when.astimezone(timezone.utc):%Y-%m-%d %H:%M} {sender}: {body}")
+        lines.append(f"{m.when.astimezone(UTC):%Y-%m-%d %H:%M} {sender}: {body}")
     return "\n".join(lines) + "\n"
 
 

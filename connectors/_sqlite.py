@@ -5,16 +5,16 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 from urllib.parse import quote
 
-from connectors._walk import Entry, walk
-from connectors.files import Unreadable
-from ragbag.documents import Cursor, Document, ReadError, Seen
-from ragbag.errors import RagbagError
-from ragbag.home import temporary_prefix
+from ragbag.connectors._walk import Entry, walk
+from ragbag.connectors.files import Unreadable
+from ragbag.core.errors import RagbagError
+from ragbag.core.home import temporary_prefix
+from ragbag.core.records import Cursor, Document, ReadError, Seen
 
 # read_db(conn, file, source, previous_state, state_out, key) yields the records of one database
 DatabaseReader = Callable[..., Iterator["Document | ReadError | Seen"]]
@@ -71,6 +71,7 @@ def _size(path: Path) -> int:
 def _copy_settled(path: Path, sides: list[str], copy: Path, tries: int = 5) -> None:
     """Copy the database and its side files until no copy saw them change (a write racing the
     copy would pair a database and a WAL from different moments); the last try stands."""
+
     def stamps() -> list[tuple[int, int] | None]:
         out = []
         for s in ["", *sides]:
@@ -94,9 +95,17 @@ def _copy_settled(path: Path, sides: list[str], copy: Path, tries: int = 5) -> N
 
 
 def read_databases(
-    path: Path | None, source: str, cursor: dict | None, *, what: str, names: tuple[str, ...],
-    discover: Callable[[], tuple[list[Path], list[str]]], read_db: DatabaseReader,
-    prune: frozenset[str] = frozenset(), denied_hint: str = "", follow_outside: bool = False,
+    path: Path | None,
+    source: str,
+    cursor: dict | None,
+    *,
+    what: str,
+    names: tuple[str, ...],
+    discover: Callable[[], tuple[list[Path], list[str]]],
+    read_db: DatabaseReader,
+    prune: frozenset[str] = frozenset(),
+    denied_hint: str = "",
+    follow_outside: bool = False,
 ) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every database called one of ``names`` under ``path`` (or in the default places), each
     read by ``read_db`` through a :func:`snapshot`, with one cursor entry per file. Under a
@@ -144,9 +153,15 @@ def read_databases(
     yield Cursor({"files": state})
 
 
-def find(root: Path, names: tuple[str, ...], errors: list[ReadError], prune: frozenset[str] = frozenset(),
-         follow_outside: bool = False) -> list[Path]:
+def find(
+    root: Path,
+    names: tuple[str, ...],
+    errors: list[ReadError],
+    prune: frozenset[str] = frozenset(),
+    follow_outside: bool = False,
+) -> list[Path]:
     """Files called one of ``names`` under ``root``, hidden folders included (``.mozilla``)."""
+
     def keep(entry: Entry) -> bool:
         return entry.name not in prune if entry.is_dir else entry.name in names
 

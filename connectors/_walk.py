@@ -23,11 +23,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from ragbag.documents import ReadError
+from ragbag.core.records import ReadError
 
 OPTION = "follow_links_outside"
 SYSTEM_FOLDERS = ("/proc", "/sys")
@@ -55,8 +55,9 @@ def follows_outside(options: dict | None = None) -> bool:
     return value is True or str(value).strip().lower() in ("true", "yes", "on", "1")
 
 
-def walk(root: Path, errors: list[ReadError] | None = None, *, keep: Keep | None = None,
-         follow_outside: bool = False) -> list[tuple[Path, str]]:
+def walk(
+    root: Path, errors: list[ReadError] | None = None, *, keep: Keep | None = None, follow_outside: bool = False
+) -> list[tuple[Path, str]]:
     """(file, relative posix path) of every regular file under ``root`` that ``keep`` accepts,
     sorted by path. ``keep`` sees folders too (False prunes one) and is asked before any link
     or special file is judged, so a hidden or ignored entry is never reported. What cannot be
@@ -113,8 +114,11 @@ def walk(root: Path, errors: list[ReadError] | None = None, *, keep: Keep | None
                 found.append((path, rel))
             elif (st.st_dev, st.st_ino) in read_at:
                 if is_link:
-                    errors.append(ReadError(uri, f"symlink to {os.path.realpath(path)}, a folder "
-                                                 "this source already reads: skipped"))
+                    errors.append(
+                        ReadError(
+                            uri, f"symlink to {os.path.realpath(path)}, a folder this source already reads: skipped"
+                        )
+                    )
             else:
                 read_at.add((st.st_dev, st.st_ino))
                 subdirs.append((path, rel))

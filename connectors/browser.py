@@ -48,17 +48,18 @@ on a visit), per-visit documents, downloads, search terms, bookmarks, Safari (``
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
-from connectors._sqlite import one_line as _one_line
-from connectors._sqlite import read_databases
-from connectors._walk import follows_outside
-from connectors.files import Unreadable
-from ragbag.chunking import TokenCounter, prose_spans
-from ragbag.documents import Cursor, Document, ReadError, Seen, Span
+from ragbag.connectors._sqlite import one_line as _one_line
+from ragbag.connectors._sqlite import read_databases
+from ragbag.connectors._walk import follows_outside
+from ragbag.connectors.files import Unreadable
+from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
+from ragbag.text.chunking import TokenCounter, prose_spans
 
 NAME = "browser"
 SCHEDULE = "0 * * * *"
@@ -66,10 +67,30 @@ FILE_NAMES = ("History", "places.sqlite")
 SCHEMES = ("http", "https")
 VERSION = 1  # of the documents' rendering: a cursor of another version reads everything again
 # Profile subfolders that hold thousands of cache files and never a history database.
-_PRUNE = {"Cache", "Code Cache", "GPUCache", "Service Worker", "IndexedDB", "File System",
-          "Local Storage", "Session Storage", "Extensions", "blob_storage", "WebStorage",
-          "ShaderCache", "GrShaderCache", "GraphiteDawnCache", "Crashpad", "cache2", "storage",
-          "startupCache", "crashes", "minidumps", "datareporting", "thumbnails"}
+_PRUNE = {
+    "Cache",
+    "Code Cache",
+    "GPUCache",
+    "Service Worker",
+    "IndexedDB",
+    "File System",
+    "Local Storage",
+    "Session Storage",
+    "Extensions",
+    "blob_storage",
+    "WebStorage",
+    "ShaderCache",
+    "GrShaderCache",
+    "GraphiteDawnCache",
+    "Crashpad",
+    "cache2",
+    "storage",
+    "startupCache",
+    "crashes",
+    "minidumps",
+    "datareporting",
+    "thumbnails",
+}
 # Folder names that name the browser (lower-cased; "-beta", "-dev"... suffixes allowed), the
 # one nearest to the file wins.
 _BROWSER_DIRS = {
@@ -81,28 +102,51 @@ _BROWSER_DIRS = {
     "org.mozilla.firefox": "firefox", "librewolf": "librewolf", ".librewolf": "librewolf",
     "waterfox": "waterfox",
 }  # fmt: skip
-_FAMILY = {"chrome": "chromium", "chromium": "chromium", "brave": "chromium", "edge": "chromium",
-           "vivaldi": "chromium", "opera": "chromium", "firefox": "firefox",
-           "librewolf": "firefox", "waterfox": "firefox"}
-_LABELS = {"chrome": "Chrome", "chromium": "Chromium", "brave": "Brave", "edge": "Edge",
-           "vivaldi": "Vivaldi", "opera": "Opera", "firefox": "Firefox", "librewolf": "LibreWolf",
-           "waterfox": "Waterfox"}
+_FAMILY = {
+    "chrome": "chromium",
+    "chromium": "chromium",
+    "brave": "chromium",
+    "edge": "chromium",
+    "vivaldi": "chromium",
+    "opera": "chromium",
+    "firefox": "firefox",
+    "librewolf": "firefox",
+    "waterfox": "firefox",
+}
+_LABELS = {
+    "chrome": "Chrome",
+    "chromium": "Chromium",
+    "brave": "Brave",
+    "edge": "Edge",
+    "vivaldi": "Vivaldi",
+    "opera": "Opera",
+    "firefox": "Firefox",
+    "librewolf": "LibreWolf",
+    "waterfox": "Waterfox",
+}
 _CHROMIUM_ROOTS = (
-    ".config/google-chrome", ".config/chromium", ".config/BraveSoftware/Brave-Browser",
-    ".config/microsoft-edge", ".config/vivaldi", "snap/chromium/common/chromium",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware/Brave-Browser",
+    ".config/microsoft-edge",
+    ".config/vivaldi",
+    "snap/chromium/common/chromium",
     ".var/app/com.google.Chrome/config/google-chrome",
     ".var/app/org.chromium.Chromium/config/chromium",
     ".var/app/com.brave.Browser/config/BraveSoftware/Brave-Browser",
-    "Library/Application Support/Google/Chrome", "Library/Application Support/Chromium",
+    "Library/Application Support/Google/Chrome",
+    "Library/Application Support/Chromium",
     "Library/Application Support/BraveSoftware/Brave-Browser",
-    "Library/Application Support/Microsoft Edge", "Library/Application Support/Vivaldi",
+    "Library/Application Support/Microsoft Edge",
+    "Library/Application Support/Vivaldi",
 )
 _FIREFOX_ROOTS = (
-    ".mozilla/firefox", "snap/firefox/common/.mozilla/firefox",
-    ".var/app/org.mozilla.firefox/.mozilla/firefox", "Library/Application Support/Firefox/Profiles",
+    ".mozilla/firefox",
+    "snap/firefox/common/.mozilla/firefox",
+    ".var/app/org.mozilla.firefox/.mozilla/firefox",
+    "Library/Application Support/Firefox/Profiles",
 )
-_EPOCHS = {"chromium": datetime(1601, 1, 1, tzinfo=timezone.utc),
-           "firefox": datetime(1970, 1, 1, tzinfo=timezone.utc)}
+_EPOCHS = {"chromium": datetime(1601, 1, 1, tzinfo=UTC), "firefox": datetime(1970, 1, 1, tzinfo=UTC)}
 
 
 class _Schema(NamedTuple):
@@ -117,8 +161,7 @@ class _Schema(NamedTuple):
 
 _SCHEMAS = {
     "chromium": _Schema("urls", "visits", "url", "visit_time", "last_visit_time"),
-    "firefox": _Schema("moz_places", "moz_historyvisits", "place_id", "visit_date",
-                       "last_visit_date"),
+    "firefox": _Schema("moz_places", "moz_historyvisits", "place_id", "visit_date", "last_visit_date"),
 }
 
 
@@ -135,13 +178,22 @@ def discover() -> tuple[list[Path], list[str]]:
     return found, looked
 
 
-def read(path: Path | None, source: str, cursor: dict | None = None, options: dict | None = None
-         ) -> Iterator[Document | ReadError | Seen | Cursor]:
+def read(
+    path: Path | None, source: str, cursor: dict | None = None, options: dict | None = None
+) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every visited page of every history database under ``path`` (see the module doc).
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
-    return read_databases(path, source, cursor, what="browser history", names=FILE_NAMES,
-                          discover=discover, read_db=_read_history, prune=frozenset(_PRUNE),
-                          follow_outside=follows_outside(options))
+    return read_databases(
+        path,
+        source,
+        cursor,
+        what="browser history",
+        names=FILE_NAMES,
+        discover=discover,
+        read_db=_read_history,
+        prune=frozenset(_PRUNE),
+        follow_outside=follows_outside(options),
+    )
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
@@ -167,8 +219,9 @@ def browser_for(path: Path, kind: str) -> str:
     return kind
 
 
-def _read_history(conn: sqlite3.Connection, file: Path, source: str, previous: dict | None,
-                  state: dict[str, dict], key: str) -> Iterator[Document | ReadError | Seen]:
+def _read_history(
+    conn: sqlite3.Connection, file: Path, source: str, previous: dict | None, state: dict[str, dict], key: str
+) -> Iterator[Document | ReadError | Seen]:
     """One database: visit facts first (all of them, or those of URLs visited past the cursor),
     then one pass over the URL table that builds those pages and vouches for the rest."""
     kind = _kind(conn)
@@ -180,19 +233,26 @@ def _read_history(conn: sqlite3.Connection, file: Path, source: str, previous: d
     stats: dict[int, tuple[int, int, int]] = {}  # url id -> (visits, first, last)
     since = None
     try:
-        mark = conn.execute(f"SELECT COALESCE(MAX({s.visit_time}), 0), COALESCE(MAX(id), 0),"
-                            f" COUNT(*) FROM {s.visits}").fetchone()
+        mark = conn.execute(
+            f"SELECT COALESCE(MAX({s.visit_time}), 0), COALESCE(MAX(id), 0), COUNT(*) FROM {s.visits}"
+        ).fetchone()
         if previous and previous.get("kind") == kind and previous.get("version") == VERSION:
-            kept = conn.execute(f"SELECT COUNT(*) FROM {s.visits} WHERE {s.visit_time} <= ?"
-                                f" AND id <= ?", (previous["time"], previous["id"])).fetchone()[0]
+            kept = conn.execute(
+                f"SELECT COUNT(*) FROM {s.visits} WHERE {s.visit_time} <= ? AND id <= ?",
+                (previous["time"], previous["id"]),
+            ).fetchone()[0]
             if kept == previous["visits"]:  # no old visit went away: only newer ones matter
                 since = (previous["time"], previous["id"])
-        changed = "" if since is None else (
-            f" WHERE {s.visit_url} IN (SELECT {s.visit_url} FROM {s.visits}"
-            f" WHERE {s.visit_time} > ? OR id > ?)")
+        changed = (
+            ""
+            if since is None
+            else (f" WHERE {s.visit_url} IN (SELECT {s.visit_url} FROM {s.visits} WHERE {s.visit_time} > ? OR id > ?)")
+        )
         for uid, n, first, last in conn.execute(
-                f"SELECT {s.visit_url}, COUNT(*), MIN({s.visit_time}), MAX({s.visit_time})"
-                f" FROM {s.visits}{changed} GROUP BY {s.visit_url}", since or ()):
+            f"SELECT {s.visit_url}, COUNT(*), MIN({s.visit_time}), MAX({s.visit_time})"
+            f" FROM {s.visits}{changed} GROUP BY {s.visit_url}",
+            since or (),
+        ):
             stats[uid] = (n, first, last)
     except sqlite3.DatabaseError as exc:  # pages are still read, with the URL table's facts
         damaged, since, stats = True, None, {}
@@ -200,12 +260,17 @@ def _read_history(conn: sqlite3.Connection, file: Path, source: str, previous: d
     conn.text_factory = bytes  # decode per row: one bad value must not stop the file
     # Older schemas (Firefox before 4: no moz_places.last_visit_date) keep visit times only in
     # the visits table: the last visit is derived from it.
-    last = f"u.{s.last}" if s.last in columns else (
-        f"(SELECT MAX(v.{s.visit_time}) FROM {s.visits} v WHERE v.{s.visit_url} = u.id)")
+    last = (
+        f"u.{s.last}"
+        if s.last in columns
+        else (f"(SELECT MAX(v.{s.visit_time}) FROM {s.visits} v WHERE v.{s.visit_url} = u.id)")
+    )
     shown = "u.hidden = 0 AND " if "hidden" in columns else ""
     count = "u.visit_count" if "visit_count" in columns else "NULL"
-    sql = (f"SELECT u.id, u.url, u.title, {count}, {last}, {desc} FROM {s.urls} u"
-           f" WHERE {shown}COALESCE({last}, 0) > 0 AND u.id > ? ORDER BY u.id")
+    sql = (
+        f"SELECT u.id, u.url, u.title, {count}, {last}, {desc} FROM {s.urls} u"
+        f" WHERE {shown}COALESCE({last}, 0) > 0 AND u.id > ? ORDER BY u.id"
+    )
     for row in _scan(conn, sql, key):
         if isinstance(row, ReadError):
             damaged = True
@@ -217,12 +282,10 @@ def _read_history(conn: sqlite3.Connection, file: Path, source: str, previous: d
         elif (url := _text(row[1])) and _wanted(url) and _text(row[2]) is not None:
             yield Seen(f"{browser}/{profile}/{url}")  # deletions leave no trace but a missing row
     if not damaged:  # a damaged file is read in full again next time
-        state[key] = {"version": VERSION, "kind": kind, "time": mark[0], "id": mark[1],
-                      "visits": mark[2]}
+        state[key] = {"version": VERSION, "kind": kind, "time": mark[0], "id": mark[1], "visits": mark[2]}
 
 
-def _scan(conn: sqlite3.Connection, sql: str, uri: str, probes: int = 40
-          ) -> Iterator[tuple | ReadError]:
+def _scan(conn: sqlite3.Connection, sql: str, uri: str, probes: int = 40) -> Iterator[tuple | ReadError]:
     """The rows of ``sql`` (id first, ``id > ?`` as its one parameter, in id order), stepping
     over damaged stretches of the table: each is one ReadError naming the first lost id, and
     reading resumes at the first id past it (probed at growing distances) that reads again."""
@@ -234,8 +297,10 @@ def _scan(conn: sqlite3.Connection, sql: str, uri: str, probes: int = 40
                 yield row
             return
         except sqlite3.DatabaseError as exc:
-            yield ReadError(f"{uri}#{after + 1}", f"damaged database from row {after + 1} on,"
-                            f" skipped to the next readable row: {_one_line(exc)}")
+            yield ReadError(
+                f"{uri}#{after + 1}",
+                f"damaged database from row {after + 1} on, skipped to the next readable row: {_one_line(exc)}",
+            )
         for k in range(probes):
             try:
                 found = conn.execute(sql, (after + 2**k,)).fetchone()
@@ -249,8 +314,9 @@ def _scan(conn: sqlite3.Connection, sql: str, uri: str, probes: int = 40
             return
 
 
-def _page(row: tuple, stats: tuple | None, file: str, source: str, kind: str, browser: str,
-          profile: str) -> Document | ReadError | None:
+def _page(
+    row: tuple, stats: tuple | None, file: str, source: str, kind: str, browser: str, profile: str
+) -> Document | ReadError | None:
     uid, raw_url, raw_title, visit_count, last, raw_desc = row
     n_visits, first_v, last_v = stats or (0, None, None)
     url, title, desc = _text(raw_url), _text(raw_title), _text(raw_desc)
@@ -270,16 +336,29 @@ def _page(row: tuple, stats: tuple | None, file: str, source: str, kind: str, br
     count = int(visit_count or 0) or int(n_visits or 0)
     label = _LABELS.get(browser, browser)
     readable = " ".join(unquote(url, errors="replace").split())
-    facts = (f"{domain}: visited {count} time{'s' if count != 1 else ''} in {label}"
-             f" ({profile} profile), first on {first_at:%Y-%m-%d}, last on {last_at:%Y-%m-%d}.")
+    facts = (
+        f"{domain}: visited {count} time{'s' if count != 1 else ''} in {label}"
+        f" ({profile} profile), first on {first_at:%Y-%m-%d}, last on {last_at:%Y-%m-%d}."
+    )
     text = "\n".join(p for p in (title, readable, facts, desc) if p) + "\n"
     return Document(
-        source=source, connector=NAME, native_id=f"{browser}/{profile}/{url}", uri=url,
-        title=title or readable, text=text, created_at=first_at, updated_at=last_at,
+        source=source,
+        connector=NAME,
+        native_id=f"{browser}/{profile}/{url}",
+        uri=url,
+        title=title or readable,
+        text=text,
+        created_at=first_at,
+        updated_at=last_at,
         metadata={
-            "url": url, "domain": domain, "title": title, "visit_count": count,
-            "first_visit": first_at.isoformat(), "last_visit": last_at.isoformat(),
-            "browser": browser, "profile": profile,
+            "url": url,
+            "domain": domain,
+            "title": title,
+            "visit_count": count,
+            "first_visit": first_at.isoformat(),
+            "last_visit": last_at.isoformat(),
+            "browser": browser,
+            "profile": profile,
         },
     )
 

@@ -58,10 +58,11 @@ from __future__ import annotations
 
 import re
 import warnings
-from datetime import date, datetime, time, timedelta, timezone, tzinfo
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from itertools import islice
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import icalendar
@@ -69,11 +70,11 @@ from dateutil.rrule import rruleset, rrulestr
 from icalendar.timezone import tzp
 from icalendar.timezone.windows_to_olson import WINDOWS_TO_OLSON
 
-from connectors._chat import export_files, one_line, read_exports, zip_members
-from connectors._walk import follows_outside
-from connectors.files import Unreadable, decode, html_text
-from ragbag.chunking import TokenCounter, prose_spans
-from ragbag.documents import Cursor, Document, ReadError, Seen, Span, stable_hash
+from ragbag.connectors._chat import export_files, one_line, read_exports, zip_members
+from ragbag.connectors._walk import follows_outside
+from ragbag.connectors.files import Unreadable, decode, html_text
+from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
+from ragbag.text.chunking import TokenCounter, prose_spans
 
 NAME = "calendar"
 SCHEDULE = "0 */6 * * *"
@@ -81,15 +82,39 @@ MAX_LISTED = 5
 MAX_COUNTED = 1000
 _VERSION = "calendar-1"
 _EXTS = (".ics", ".ical", ".ifb", ".icalendar")
-_DAYS = {"MO": "Monday", "TU": "Tuesday", "WE": "Wednesday", "TH": "Thursday", "FR": "Friday",
-         "SA": "Saturday", "SU": "Sunday"}
-_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-           "October", "November", "December"]
-_ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", -1: "last",
-             -2: "second to last"}
-_FREQS = {"SECONDLY": ("every second", "second"), "MINUTELY": ("every minute", "minute"),
-          "HOURLY": ("hourly", "hour"), "DAILY": ("daily", "day"), "WEEKLY": ("weekly", "week"),
-          "MONTHLY": ("monthly", "month"), "YEARLY": ("yearly", "year")}
+_DAYS = {
+    "MO": "Monday",
+    "TU": "Tuesday",
+    "WE": "Wednesday",
+    "TH": "Thursday",
+    "FR": "Friday",
+    "SA": "Saturday",
+    "SU": "Sunday",
+}
+_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+_ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", -1: "last", -2: "second to last"}
+_FREQS = {
+    "SECONDLY": ("every second", "second"),
+    "MINUTELY": ("every minute", "minute"),
+    "HOURLY": ("hourly", "hour"),
+    "DAILY": ("daily", "day"),
+    "WEEKLY": ("weekly", "week"),
+    "MONTHLY": ("monthly", "month"),
+    "YEARLY": ("yearly", "year"),
+}
 _MONTH_DAYS = {2: 29, 4: 30, 6: 30, 9: 30, 11: 30}
 _HTML = re.compile(r"<(br|p|div|a|b|i|u|ul|ol|li|span|html)\b[^>]*>", re.I)
 _BYDAY = re.compile(r"^([+-]?\d{1,2})?(MO|TU|WE|TH|FR|SA|SU)$")
@@ -98,12 +123,14 @@ _COMPONENT = re.compile(r"^BEGIN:(VEVENT|VTODO|VJOURNAL)\s*$", re.I | re.M)
 _COMPONENT_END = re.compile(r"^END:(VEVENT|VTODO|VJOURNAL)[ \t]*\r?$", re.I | re.M)
 
 
-def read(path: Path, source: str, cursor: dict | None = None, options: dict | None = None
-         ) -> Iterator[Document | ReadError | Seen | Cursor]:
+def read(
+    path: Path, source: str, cursor: dict | None = None, options: dict | None = None
+) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every event in the ``.ics`` files and Google Calendar zips under ``path``.
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
-    files, errors = export_files(Path(path), lambda name: name.lower().endswith(_EXTS + (".zip",)),
-                                 follows_outside(options))
+    files, errors = export_files(
+        Path(path), lambda name: name.lower().endswith(_EXTS + (".zip",)), follows_outside(options)
+    )
     yield from errors
     yield from read_exports(files, lambda file, key: _read_file(file, key, source), cursor, _VERSION)
 
@@ -144,7 +171,7 @@ def _calendar(data: bytes, uri: str, key: str, source: str):
     truncated = not text.rstrip().upper().endswith("END:VCALENDAR")
     if truncated:  # keep what precedes the last complete component (icalendar drops it all otherwise)
         ends = list(_COMPONENT_END.finditer(text))
-        text = text[:ends[-1].end()] + "\r\nEND:VCALENDAR\r\n" if ends else text
+        text = text[: ends[-1].end()] + "\r\nEND:VCALENDAR\r\n" if ends else text
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -161,7 +188,7 @@ def _calendar(data: bytes, uri: str, key: str, source: str):
     stem = re.sub(r"\.(ics|ical|ifb|icalendar)$", "", key.rsplit("/", 1)[-1], flags=re.I)
     for cal in calendars:
         name = " ".join(str(cal.get("X-WR-CALNAME") or "").split()) or stem
-        floating = _zone(str(cal.get("X-WR-TIMEZONE") or "")) or timezone.utc
+        floating = _zone(str(cal.get("X-WR-TIMEZONE") or "")) or UTC
         events = cal.walk("VEVENT")
         changed: dict[str, dict[str, str]] = {}  # uid → {occurrence key: status}
         for ev in events:
@@ -235,21 +262,37 @@ def _entry(item, uid: str, calendar: str, floating: tzinfo, uri: str, key: str, 
     created_at = _utc(when) if when is not None else created
     updated_at = _stamp(item, "LAST-MODIFIED") or created
     stamp = _stamp(item, "LAST-MODIFIED") or _stamp(item, "DTSTAMP")
-    native_id = uid or f"no-uid:{stable_hash(kind, calendar, summary, description, str(meta.get('due', '')), length=16)}"
-    doc = Document(source=source, connector=NAME, native_id=native_id, uri=f"{uri}#{native_id}", title=summary,
-                   text=text, created_at=created_at, updated_at=updated_at, authors=[], metadata=meta)
+    native_id = (
+        uid or f"no-uid:{stable_hash(kind, calendar, summary, description, str(meta.get('due', '')), length=16)}"
+    )
+    doc = Document(
+        source=source,
+        connector=NAME,
+        native_id=native_id,
+        uri=f"{uri}#{native_id}",
+        title=summary,
+        text=text,
+        created_at=created_at,
+        updated_at=updated_at,
+        authors=[],
+        metadata=meta,
+    )
     return doc, stamp.timestamp() if stamp else 0.0
 
 
-def _event(ev, uid: str, calendar: str, floating: tzinfo, changed: dict[str, str], uri: str,
-           key: str, source: str):
+def _event(ev, uid: str, calendar: str, floating: tzinfo, changed: dict[str, str], uri: str, key: str, source: str):
     start, tz_name = _when(ev, "DTSTART", floating)
     all_day = not isinstance(start, datetime)
     end = _end(ev, start, floating)
     summary = " ".join(_str(ev.get("SUMMARY")).split()) or "(no title)"
     meta: dict[str, Any] = {
-        "uid": uid, "calendar": calendar, "start": start.isoformat(), "all_day": all_day,
-        "end": end.isoformat(), "timezone": tz_name, "recurring": "RRULE" in ev or "RDATE" in ev,
+        "uid": uid,
+        "calendar": calendar,
+        "start": start.isoformat(),
+        "all_day": all_day,
+        "end": end.isoformat(),
+        "timezone": tz_name,
+        "recurring": "RRULE" in ev or "RDATE" in ev,
         "file": key,
     }
     lines = [summary, f"When: {_span_text(start, end, tz_name)}"]
@@ -295,13 +338,24 @@ def _event(ev, uid: str, calendar: str, floating: tzinfo, changed: dict[str, str
     created_at = _utc(start)
     updated_at = _stamp(ev, "LAST-MODIFIED") or _stamp(ev, "CREATED")
     stamp = _stamp(ev, "LAST-MODIFIED") or _stamp(ev, "DTSTAMP")
-    native_id = uid or f"no-uid:{stable_hash(calendar, start.isoformat(), summary, meta.get('location', ''), description, length=16)}"
+    native_id = (
+        uid
+        or f"no-uid:{stable_hash(calendar, start.isoformat(), summary, meta.get('location', ''), description, length=16)}"
+    )
     if rid is not None:
         native_id += f"/{meta['recurrence_id']}"
-    doc = Document(source=source, connector=NAME, native_id=native_id, uri=f"{uri}#{native_id}",
-                   title=summary, text=text, created_at=created_at, updated_at=updated_at,
-                   authors=[_person(meta["organizer"], meta["organizer_name"])] if organizer is not None else [],
-                   metadata=meta)
+    doc = Document(
+        source=source,
+        connector=NAME,
+        native_id=native_id,
+        uri=f"{uri}#{native_id}",
+        title=summary,
+        text=text,
+        created_at=created_at,
+        updated_at=updated_at,
+        authors=[_person(meta["organizer"], meta["organizer_name"])] if organizer is not None else [],
+        metadata=meta,
+    )
     return doc, stamp.timestamp() if stamp else 0.0
 
 
@@ -364,15 +418,15 @@ def _end(ev, start: date | datetime, floating: tzinfo) -> date | datetime:
 
 def _utc(value: date | datetime) -> datetime:
     if not isinstance(value, datetime):
-        return datetime.combine(value, time(), tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+        return datetime.combine(value, time(), tzinfo=UTC)
+    return value.astimezone(UTC)
 
 
 def _key(value: date | datetime) -> str:
     """An occurrence's identity: its UTC start (or its date for all-day events)."""
     if not isinstance(value, datetime):
         return f"{value:%Y%m%d}"
-    return f"{value.astimezone(timezone.utc):%Y%m%dT%H%M%SZ}"
+    return f"{value.astimezone(UTC):%Y%m%dT%H%M%SZ}"
 
 
 def _stamp(ev, prop: str) -> datetime | None:
@@ -494,9 +548,9 @@ def _rule_text(rule, first: datetime) -> str:
         if not isinstance(until, datetime):
             until = datetime.combine(until, time(23, 59, 59))
         if first.tzinfo is not None:
-            until = (until if until.tzinfo else until.replace(tzinfo=first.tzinfo)).astimezone(timezone.utc)
+            until = (until if until.tzinfo else until.replace(tzinfo=first.tzinfo)).astimezone(UTC)
         else:
-            until = until.astimezone(timezone.utc).replace(tzinfo=None) if until.tzinfo else until
+            until = until.astimezone(UTC).replace(tzinfo=None) if until.tzinfo else until
         rule["UNTIL"] = [until]
     return rule.to_ical().decode()
 

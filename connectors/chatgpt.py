@@ -47,33 +47,48 @@ feedback, projects' files, and ``discover()`` (exports have no default place).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from connectors._chat import (
-    conversation_metadata, conversation_title, parse_time, read_conversation_exports, render_turns,
+from ragbag.connectors._chat import (
+    conversation_metadata,
+    conversation_title,
+    parse_time,
+    read_conversation_exports,
+    render_turns,
     turn_spans,
 )
-from connectors._walk import follows_outside
-from ragbag.chunking import TokenCounter
-from ragbag.documents import Cursor, Document, ReadError, Seen, Span
+from ragbag.connectors._walk import follows_outside
+from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
+from ragbag.text.chunking import TokenCounter
 
 NAME = "chatgpt"
 SCHEDULE = "0 4 * * *"  # exports change when the user exports again: daily is plenty
 _VERSION = "chatgpt-1"
-_SKIP_TYPES = {"thoughts", "reasoning_recap", "user_editable_context", "model_editable_context",
-               "system_error", "tether_browsing_display", "tether_quote", "execution_output"}
+_SKIP_TYPES = {
+    "thoughts",
+    "reasoning_recap",
+    "user_editable_context",
+    "model_editable_context",
+    "system_error",
+    "tether_browsing_display",
+    "tether_quote",
+    "execution_output",
+}
 _CITATION = re.compile(r"[ \t]*(?:\ue200[^\ue201]*\ue201|【\d+(?::\d+)?†[^】]*】)|[\ue200-\ue2ff]")
 
 
-def read(path: Path, source: str, cursor: dict | None = None, options: dict | None = None
-         ) -> Iterator[Document | ReadError | Seen | Cursor]:
+def read(
+    path: Path, source: str, cursor: dict | None = None, options: dict | None = None
+) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every conversation in the exports under ``path`` (a zip, a JSON file or a folder).
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     id_of = lambda conv: conv.get("conversation_id") or conv.get("id")  # noqa: E731
     build = lambda conv, conv_id, uri, key: _conversation(conv, conv_id, uri, key, source)  # noqa: E731
-    yield from read_conversation_exports(Path(path), cursor, _VERSION, "ChatGPT", "chat_messages", id_of, build,
-                                         follows_outside(options))
+    yield from read_conversation_exports(
+        Path(path), cursor, _VERSION, "ChatGPT", "chat_messages", id_of, build, follows_outside(options)
+    )
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
@@ -91,13 +106,21 @@ def _conversation(conv: dict, conv_id: str, uri: str, key: str, source: str):
     created = parse_time(conv.get("create_time"))
     updated = parse_time(conv.get("update_time")) or created
     title = conversation_title(conv.get("title"), turns)
-    meta = conversation_metadata(conv_id, title, roles, created, updated,
-                                 f"https://chatgpt.com/c/{conv_id}", key)
+    meta = conversation_metadata(conv_id, title, roles, created, updated, f"https://chatgpt.com/c/{conv_id}", key)
     for field, name in (("default_model_slug", "model"), ("gizmo_id", "gpt")):
         if isinstance(conv.get(field), str) and conv[field]:
             meta[name] = conv[field]
-    doc = Document(source=source, connector=NAME, native_id=conv_id, uri=uri, title=title, text=text,
-                   created_at=created, updated_at=updated, metadata=meta)
+    doc = Document(
+        source=source,
+        connector=NAME,
+        native_id=conv_id,
+        uri=uri,
+        title=title,
+        text=text,
+        created_at=created,
+        updated_at=updated,
+        metadata=meta,
+    )
     return doc, updated.timestamp() if updated else 0.0
 
 
@@ -132,8 +155,11 @@ def _turn(node: dict) -> tuple[str, str] | None:
         return None
     role = (msg.get("author") or {}).get("role")
     meta = msg.get("metadata") or {}
-    if role not in ("user", "assistant") or meta.get("is_visually_hidden_from_conversation") \
-            or meta.get("is_user_system_message"):
+    if (
+        role not in ("user", "assistant")
+        or meta.get("is_visually_hidden_from_conversation")
+        or meta.get("is_user_system_message")
+    ):
         return None
     content = msg.get("content") or {}
     kind = content.get("content_type")

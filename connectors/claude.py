@@ -42,16 +42,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from connectors._chat import (
-    conversation_metadata, conversation_title, parse_time, read_conversation_exports, render_turns,
+from ragbag.connectors._chat import (
+    conversation_metadata,
+    conversation_title,
+    parse_time,
+    read_conversation_exports,
+    render_turns,
     turn_spans,
 )
-from connectors._walk import follows_outside
-from ragbag.chunking import TokenCounter
-from ragbag.documents import Cursor, Document, ReadError, Seen, Span
+from ragbag.connectors._walk import follows_outside
+from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
+from ragbag.text.chunking import TokenCounter
 
 NAME = "claude"
 SCHEDULE = "0 4 * * *"  # exports change when the user exports again: daily is plenty
@@ -62,13 +67,22 @@ _ROLES = {"human": "user", "user": "user", "assistant": "assistant"}
 _UNSUPPORTED = re.compile(r"(```\s*)?This block is not supported on your current device yet\.(\s*```)?")
 
 
-def read(path: Path, source: str, cursor: dict | None = None, options: dict | None = None
-         ) -> Iterator[Document | ReadError | Seen | Cursor]:
+def read(
+    path: Path, source: str, cursor: dict | None = None, options: dict | None = None
+) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every conversation in the exports under ``path`` (a zip, a JSON file or a folder).
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     build = lambda conv, conv_id, uri, key: _conversation(conv, conv_id, uri, key, source)  # noqa: E731
-    yield from read_conversation_exports(Path(path), cursor, _VERSION, "Claude", "mapping",
-                                         lambda conv: conv.get("uuid"), build, follows_outside(options))
+    yield from read_conversation_exports(
+        Path(path),
+        cursor,
+        _VERSION,
+        "Claude",
+        "mapping",
+        lambda conv: conv.get("uuid"),
+        build,
+        follows_outside(options),
+    )
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
@@ -95,11 +109,19 @@ def _conversation(conv: dict, conv_id: str, uri: str, key: str, source: str):
     created = parse_time(conv.get("created_at"))
     updated = parse_time(conv.get("updated_at")) or created
     title = conversation_title(conv.get("name") or conv.get("title"), turns)
-    meta = conversation_metadata(conv_id, title, roles, created, updated,
-                                 f"https://claude.ai/chat/{conv_id}", key)
+    meta = conversation_metadata(conv_id, title, roles, created, updated, f"https://claude.ai/chat/{conv_id}", key)
     meta["attachments"] = list(dict.fromkeys(attachments))
-    doc = Document(source=source, connector=NAME, native_id=conv_id, uri=uri, title=title, text=text,
-                   created_at=created, updated_at=updated, metadata=meta)
+    doc = Document(
+        source=source,
+        connector=NAME,
+        native_id=conv_id,
+        uri=uri,
+        title=title,
+        text=text,
+        created_at=created,
+        updated_at=updated,
+        metadata=meta,
+    )
     return doc, updated.timestamp() if updated else 0.0
 
 
@@ -107,8 +129,7 @@ def _message(msg: dict) -> tuple[str, list[str]]:
     """(text, attachment names) of one message."""
     blocks = msg.get("content") if isinstance(msg.get("content"), list) else []
     parts = [p for p in (_block(b) for b in blocks) if p]
-    if not any(isinstance(b, dict) and b.get("type") == "text" and str(b.get("text") or "").strip()
-               for b in blocks):
+    if not any(isinstance(b, dict) and b.get("type") == "text" and str(b.get("text") or "").strip() for b in blocks):
         # No text blocks: the flat text is the message (less the placeholders it has for others).
         parts.insert(0, _UNSUPPORTED.sub("", str(msg.get("text") or "")))
     names = []

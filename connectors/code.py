@@ -16,20 +16,20 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from functools import lru_cache
+from datetime import UTC, datetime
+from functools import cache
 from importlib import import_module
 from pathlib import Path
-from typing import Iterator
 
 from pathspec import GitIgnoreSpec
 
-from connectors._walk import Entry, follows_outside, safe_to_open
-from connectors._walk import walk as walk_tree
-from connectors.files import Unreadable, decode, human_size
-from ragbag.chunking import TokenCounter, line_spans, prose_spans, with_lines
-from ragbag.documents import Document, ReadError, Span
+from ragbag.connectors._walk import Entry, follows_outside, safe_to_open
+from ragbag.connectors._walk import walk as walk_tree
+from ragbag.connectors.files import Unreadable, decode, human_size
+from ragbag.core.records import Document, ReadError, Span
+from ragbag.text.chunking import TokenCounter, line_spans, prose_spans, with_lines
 
 NAME = "code"
 MAX_BYTES = 1024 * 1024
@@ -45,8 +45,13 @@ LANGUAGES = {
     "html": "html", "css": "css", "scss": "scss", "xml": "xml", "ini": "ini", "cfg": "ini",
     "proto": "protobuf", "lua": "lua", "r": "r",
 }  # fmt: skip
-NAMED_FILES = {"makefile": "make", "dockerfile": "dockerfile", "gemfile": "ruby",
-               "rakefile": "ruby", "cmakelists.txt": "cmake"}
+NAMED_FILES = {
+    "makefile": "make",
+    "dockerfile": "dockerfile",
+    "gemfile": "ruby",
+    "rakefile": "ruby",
+    "cmakelists.txt": "cmake",
+}
 _SHEBANGS = (("python", "python"), ("node", "javascript"), ("bash", "shell"), ("/sh", "shell"))
 _PROSE = {"markdown", "rst", "text"}
 _GRAMMARS = {
@@ -75,13 +80,13 @@ _KINDS = {
 }  # fmt: skip
 _CONTAINERS = {"class", "interface", "trait", "impl", "namespace", "module", "enum", "record"}
 _LEADING = {"comment", "line_comment", "block_comment", "attribute_item"}
-_FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "class",
-                    "generator_function"}
+_FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "class", "generator_function"}
 log = logging.getLogger(__name__)
 
 
-def read(path: Path, source: str, cursor: dict | None = None, options: dict | None = None
-         ) -> Iterator[Document | ReadError]:
+def read(
+    path: Path, source: str, cursor: dict | None = None, options: dict | None = None
+) -> Iterator[Document | ReadError]:
     """Every non-ignored text file under ``path`` (or ``path`` itself), in sorted order.
 
     Empty files (``__init__.py``) are skipped silently: they hold nothing to find. ``options``:
@@ -102,8 +107,7 @@ def read(path: Path, source: str, cursor: dict | None = None, options: dict | No
     yield from errors
 
 
-def walk(root: Path, errors: list[ReadError] | None = None, follow_outside: bool = False
-         ) -> list[tuple[Path, str]]:
+def walk(root: Path, errors: list[ReadError] | None = None, follow_outside: bool = False) -> list[tuple[Path, str]]:
     """(file, relative posix path) for the files git would not ignore, sorted by path; folders
     that cannot be listed and links or special files not read go to ``errors`` (links leaving
     ``root`` are followed only with ``follow_outside``: see :mod:`connectors._walk`). Like git,
@@ -136,7 +140,7 @@ def _ignored(specs: list, rel: str, is_dir: bool) -> bool:
     """Git's rule: the deepest .gitignore with a matching pattern decides (negations included)."""
     ignored = False
     for base, spec in specs:
-        result = spec.check_file(rel[len(base):] + ("/" if is_dir else ""))
+        result = spec.check_file(rel[len(base) :] + ("/" if is_dir else ""))
         if result.include is not None:
             ignored = result.include
     return ignored
@@ -174,12 +178,22 @@ def _read_file(file: Path, rel: str, source: str) -> Document | ReadError | None
         return ReadError(uri, str(exc))
     if not text.strip():
         return None
-    meta = {"path": rel, "language": language_of(file.name, text),
-            "ext": file.suffix.lower().lstrip("."), "size": stat.st_size,
-            "lines": text.count("\n") + (not text.endswith("\n"))}
+    meta = {
+        "path": rel,
+        "language": language_of(file.name, text),
+        "ext": file.suffix.lower().lstrip("."),
+        "size": stat.st_size,
+        "lines": text.count("\n") + (not text.endswith("\n")),
+    }
     return Document(
-        source=source, connector=NAME, native_id=rel, uri=uri, title=rel, text=text,
-        updated_at=datetime.fromtimestamp(stat.st_mtime, tz=timezone.utc), metadata=meta,
+        source=source,
+        connector=NAME,
+        native_id=rel,
+        uri=uri,
+        title=rel,
+        text=text,
+        updated_at=datetime.fromtimestamp(stat.st_mtime, tz=UTC),
+        metadata=meta,
     )
 
 
@@ -203,7 +217,7 @@ def _label(span: Span, symbol: str, kind: str) -> Span:
     return span
 
 
-@lru_cache(maxsize=None)
+@cache
 def _language(grammar: str):
     from tree_sitter import Language
 
@@ -265,8 +279,9 @@ class _Cutter:
         body = node.child_by_field_name("body") if kind in _CONTAINERS else None
         if self._fits(start, end) or body is None:
             return [_Piece(start, end, [symbol], [kind])]
-        members = [m for c in body.named_children
-                   for m in (c.named_children if c.type == "enum_body_declarations" else [c])]
+        members = [
+            m for c in body.named_children for m in (c.named_children if c.type == "enum_body_declarations" else [c])
+        ]
         return self._cover(members, first, last, symbol, kind)
 
     def _fit(self, piece: _Piece) -> list[_Piece]:
@@ -274,8 +289,10 @@ class _Cutter:
         if self._fits(piece.start, piece.end):
             return [piece]
         sub = self.text[piece.start : piece.end]
-        return [_Piece(self._indent(piece.start + s.start), piece.start + s.end, piece.symbols,
-                       piece.kinds) for s in line_spans(sub, self.count, self.max_tokens)]
+        return [
+            _Piece(self._indent(piece.start + s.start), piece.start + s.end, piece.symbols, piece.kinds)
+            for s in line_spans(sub, self.count, self.max_tokens)
+        ]
 
     def _indent(self, start: int) -> int:
         """Give a window back the indentation line_spans trimmed off its first line."""

@@ -11,17 +11,17 @@ from __future__ import annotations
 import codecs
 import io
 import re
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, Iterator
 
 import charset_normalizer
 from bs4 import BeautifulSoup, Comment, NavigableString
 
-from connectors._walk import Entry, follows_outside
-from connectors._walk import walk as walk_tree
-from ragbag.chunking import TokenCounter, pack, prose_spans
-from ragbag.documents import Document, ReadError, Span
+from ragbag.connectors._walk import Entry, follows_outside
+from ragbag.connectors._walk import walk as walk_tree
+from ragbag.core.records import Document, ReadError, Span
+from ragbag.text.chunking import TokenCounter, pack, prose_spans
 
 NAME = "files"
 MAX_BYTES = 50 * 1024 * 1024
@@ -32,10 +32,28 @@ FORMATS = {
     "pdf": "pdf",
 }  # fmt: skip
 PAGE_BREAK = "\f"
-_DROP_TAGS = ["script", "style", "nav", "header", "footer", "aside", "noscript", "form", "svg",
-              "template", "iframe"]
-_BLOCK_TAGS = ["p", "div", "section", "article", "main", "li", "ul", "ol", "dl", "dt", "dd",
-               "table", "tr", "blockquote", "pre", "figure", "figcaption", "hr", "details"]
+_DROP_TAGS = ["script", "style", "nav", "header", "footer", "aside", "noscript", "form", "svg", "template", "iframe"]
+_BLOCK_TAGS = [
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "li",
+    "ul",
+    "ol",
+    "dl",
+    "dt",
+    "dd",
+    "table",
+    "tr",
+    "blockquote",
+    "pre",
+    "figure",
+    "figcaption",
+    "hr",
+    "details",
+]
 _MD_TITLE = re.compile(r"^(?:#[ \t]+(.+?)[ \t#]*|(\S.*?)[ \t]*\n=+[ \t]*)$", re.M)
 _MD_FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
 
@@ -52,8 +70,9 @@ def human_size(n: int) -> str:
     return f"{n} bytes"
 
 
-def read(path: Path, source: str, cursor: dict | None = None, options: dict | None = None
-         ) -> Iterator[Document | ReadError]:
+def read(
+    path: Path, source: str, cursor: dict | None = None, options: dict | None = None
+) -> Iterator[Document | ReadError]:
     """Every supported file under ``path`` (or ``path`` itself), in sorted relative-path order.
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     path = Path(path)
@@ -72,12 +91,17 @@ def read(path: Path, source: str, cursor: dict | None = None, options: dict | No
         yield ReadError(str(path.absolute()), "no such file or directory")
 
 
-def walk(root: Path, errors: list[ReadError] | None = None, wanted: Callable[[str], bool] | None = None,
-         follow_outside: bool = False) -> list[tuple[Path, str]]:
+def walk(
+    root: Path,
+    errors: list[ReadError] | None = None,
+    wanted: Callable[[str], bool] | None = None,
+    follow_outside: bool = False,
+) -> list[tuple[Path, str]]:
     """(file, relative posix path) for every non-hidden file whose name ``wanted`` accepts,
     hidden folders pruned, sorted; folders that cannot be listed and links or special files not
     read go to ``errors`` (links leaving ``root`` are followed only with ``follow_outside``:
     see :mod:`connectors._walk`)."""
+
     def keep(entry: Entry) -> bool:
         return not entry.name.startswith(".") and (entry.is_dir or wanted is None or wanted(entry.name))
 
@@ -129,8 +153,14 @@ def _read_file(file: Path, rel: str, source: str) -> Document | ReadError:
     except OSError as exc:
         return ReadError(uri, f"unreadable: {exc.strerror or exc}")
     return Document(
-        source=source, connector=NAME, native_id=rel, uri=uri, title=title or file.name, text=text,
-        updated_at=datetime.fromtimestamp(stat.st_mtime, tz=timezone.utc), metadata=meta,
+        source=source,
+        connector=NAME,
+        native_id=rel,
+        uri=uri,
+        title=title or file.name,
+        text=text,
+        updated_at=datetime.fromtimestamp(stat.st_mtime, tz=UTC),
+        metadata=meta,
     )
 
 
@@ -170,8 +200,7 @@ def decode(data: bytes) -> tuple[str, str]:
     """(text, encoding). UTF-8 first (also when only a few bytes are invalid); then the detector, which on short Western text often
     guesses a sibling code page (cp1250, cp932, cp775...), so cp1252 wins whenever it is no more
     chaotic."""
-    for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
-                     (codecs.BOM_UTF16_BE, "utf-16")):
+    for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
         if data.startswith(bom):
             try:
                 return data.decode(enc), enc
@@ -192,8 +221,11 @@ def decode(data: bytes) -> tuple[str, str]:
     # and chaos too: a German note with – € ä ü read as cp775 scored 0.0 against cp1252's 0.014.
     # So cp1252, by far the most common legacy encoding, beats another single-byte code page
     # unless it is clearly more chaotic; a multi-byte guess (GBK, Shift-JIS…) must win outright.
-    if western is not None and (best is None or western.chaos <= best.chaos or (
-            not _multibyte(best.encoding) and western.chaos <= best.chaos + WESTERN_CHAOS_MARGIN)):
+    if western is not None and (
+        best is None
+        or western.chaos <= best.chaos
+        or (not _multibyte(best.encoding) and western.chaos <= best.chaos + WESTERN_CHAOS_MARGIN)
+    ):
         best = western
     if best is None:
         raise Unreadable("undecodable text (binary?)")

@@ -54,18 +54,18 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from functools import cached_property
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Iterator
 
-from connectors._sqlite import one_line as _one_line
-from connectors._sqlite import read_databases
-from connectors._walk import follows_outside
-from connectors.files import Unreadable
-from ragbag.chunking import TokenCounter, pack
-from ragbag.documents import Cursor, Document, ReadError, Seen, Span, stable_hash
+from ragbag.connectors._sqlite import one_line as _one_line
+from ragbag.connectors._sqlite import read_databases
+from ragbag.connectors._walk import follows_outside
+from ragbag.connectors.files import Unreadable
+from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
+from ragbag.text.chunking import TokenCounter, pack
 
 NAME = "imessage"
 SCHEDULE = "30 * * * *"
@@ -76,7 +76,7 @@ MAX_WINDOW_BYTES = 16_000
 TAPBACKS = (2000, 3007)
 ME = "Me"
 VERSION = 1  # of the windows' cutting and rendering: another version's cursor reads everything
-APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=timezone.utc)
+APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=UTC)
 _NS_THRESHOLD = 10**12  # seconds since 2001 stay far below this until the year 33000
 _STREAM_HEADER = b"\x04\x0bstreamtyped"
 _OBJECT_END = b"\x86\x84"  # end of one object, start of the next
@@ -93,13 +93,20 @@ def discover() -> tuple[list[Path], list[str]]:
     return ([path] if path.is_file() else []), [str(path)]
 
 
-def read(path: Path | None, source: str, cursor: dict | None = None, options: dict | None = None
-         ) -> Iterator[Document | ReadError | Seen | Cursor]:
+def read(
+    path: Path | None, source: str, cursor: dict | None = None, options: dict | None = None
+) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every conversation window of every chat.db under ``path`` (see the module doc).
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     return read_databases(
-        path, source, cursor, what="Messages database", names=(FILE_NAME,), discover=discover,
-        read_db=_read_db, denied_hint="on macOS, give the app running ragbag Full Disk Access in System Settings",
+        path,
+        source,
+        cursor,
+        what="Messages database",
+        names=(FILE_NAME,),
+        discover=discover,
+        read_db=_read_db,
+        denied_hint="on macOS, give the app running ragbag Full Disk Access in System Settings",
         follow_outside=follows_outside(options),
     )
 
@@ -237,8 +244,9 @@ def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
     return {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
 
 
-def _read_db(conn: sqlite3.Connection, file: Path, source: str, previous: dict | None,
-             state: dict[str, dict], key: str) -> Iterator[Document | ReadError | Seen]:
+def _read_db(
+    conn: sqlite3.Connection, file: Path, source: str, previous: dict | None, state: dict[str, dict], key: str
+) -> Iterator[Document | ReadError | Seen]:
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if not {"message", "chat", "chat_message_join", "handle"} <= tables:
         raise Unreadable("not a Messages chat.db (no message/chat/handle tables)")
@@ -275,8 +283,7 @@ def _read_db(conn: sqlite3.Connection, file: Path, source: str, previous: dict |
         state[key] = {"version": VERSION, "max_rowid": max_rowid, "windows": sorted(fingerprints)}
 
 
-def _bodies(conn: sqlite3.Connection, rowids: list[int], uri: str
-            ) -> tuple[dict[int, tuple], list[ReadError]]:
+def _bodies(conn: sqlite3.Connection, rowids: list[int], uri: str) -> tuple[dict[int, tuple], list[ReadError]]:
     """The rows to print, by ROWID; where the database is damaged (a blob's overflow pages),
     message by message, each unreadable one a ReadError."""
     sql = "SELECT ROWID, text, attributedBody, is_from_me, handle_id, date FROM message WHERE ROWID IN ({})"
@@ -303,21 +310,21 @@ def _chats(conn: sqlite3.Connection, has_members: bool) -> dict[int, _Chat]:
 
     chats = {}
     for rowid, guid, ident, name, service, style in conn.execute(
-            f"SELECT ROWID, guid, {col('chat_identifier')}, {col('display_name')},"
-            f" {col('service_name')}, {col('style')} FROM chat ORDER BY ROWID"):
-        chats[rowid] = _Chat(rowid, guid or f"chat{rowid}", ident or "", name or "", service or "",
-                             style)
+        f"SELECT ROWID, guid, {col('chat_identifier')}, {col('display_name')},"
+        f" {col('service_name')}, {col('style')} FROM chat ORDER BY ROWID"
+    ):
+        chats[rowid] = _Chat(rowid, guid or f"chat{rowid}", ident or "", name or "", service or "", style)
     if has_members:
         for chat_id, ident in conn.execute(
-                "SELECT j.chat_id, h.id FROM chat_handle_join j JOIN handle h ON h.ROWID = j.handle_id"
-                " ORDER BY j.chat_id, h.id"):
+            "SELECT j.chat_id, h.id FROM chat_handle_join j JOIN handle h ON h.ROWID = j.handle_id"
+            " ORDER BY j.chat_id, h.id"
+        ):
             if chat_id in chats and ident and ident not in chats[chat_id].participants:
                 chats[chat_id].participants.append(ident)
     return chats
 
 
-def _windows(conn: sqlite3.Connection, chats: dict[int, _Chat], uri: str,
-             errors: list[ReadError]) -> Iterator[_Window]:
+def _windows(conn: sqlite3.Connection, chats: dict[int, _Chat], uri: str, errors: list[ReadError]) -> Iterator[_Window]:
     """Every chat cut into windows, from message metadata only (no text, no blob content)."""
     cols = _columns(conn, "message")
     where = ["m.date > 0", "(m.text IS NOT NULL OR m.attributedBody IS NOT NULL)"]
@@ -326,17 +333,20 @@ def _windows(conn: sqlite3.Connection, chats: dict[int, _Chat], uri: str,
     if "item_type" in cols:
         where.append("COALESCE(m.item_type, 0) = 0")
     edits = [f"COALESCE(m.{c}, 0)" if c in cols else "0" for c in ("date_edited", "date_retracted")]
-    select = (f"SELECT m.ROWID, m.guid, m.date, {', '.join(edits)},"
-              " COALESCE(length(m.text), length(m.attributedBody), 0)"
-              " FROM chat_message_join j JOIN message m ON m.ROWID = j.message_id"
-              f" WHERE j.chat_id = ? AND {' AND '.join(where)}")
+    select = (
+        f"SELECT m.ROWID, m.guid, m.date, {', '.join(edits)},"
+        " COALESCE(length(m.text), length(m.attributedBody), 0)"
+        " FROM chat_message_join j JOIN message m ON m.ROWID = j.message_id"
+        f" WHERE j.chat_id = ? AND {' AND '.join(where)}"
+    )
     for chat in chats.values():
         try:
             rows = conn.execute(select + " ORDER BY m.date, m.ROWID", (chat.rowid,)).fetchall()
         except sqlite3.DatabaseError:  # damaged pages: salvage the chat message by message
             rows = []
-            for (mid,) in conn.execute("SELECT message_id FROM chat_message_join WHERE chat_id = ?",
-                                       (chat.rowid,)).fetchall():
+            for (mid,) in conn.execute(
+                "SELECT message_id FROM chat_message_join WHERE chat_id = ?", (chat.rowid,)
+            ).fetchall():
                 try:
                     rows += conn.execute(select + " AND m.ROWID = ?", (chat.rowid, mid)).fetchall()
                 except sqlite3.DatabaseError as exc:
@@ -346,8 +356,13 @@ def _windows(conn: sqlite3.Connection, chats: dict[int, _Chat], uri: str,
         size, last = 0, None
         for rowid, guid, date, edited, retracted, length in rows:
             when = apple_time(date)
-            if current and (when is None or last is None or when - last > GAP
-                            or len(current) >= MAX_WINDOW_MESSAGES or size + length > MAX_WINDOW_BYTES):
+            if current and (
+                when is None
+                or last is None
+                or when - last > GAP
+                or len(current) >= MAX_WINDOW_MESSAGES
+                or size + length > MAX_WINDOW_BYTES
+            ):
                 yield _Window(chat, current)
                 current, size = [], 0
             current.append((rowid, guid, date, length, f"{rowid}:{date}:{edited}:{retracted}:{length}"))
@@ -356,8 +371,9 @@ def _windows(conn: sqlite3.Connection, chats: dict[int, _Chat], uri: str,
             yield _Window(chat, current)
 
 
-def _window_document(window: _Window, bodies: dict[int, tuple], handles: dict[int, str], uri: str,
-                     source: str) -> Iterator[Document | ReadError]:
+def _window_document(
+    window: _Window, bodies: dict[int, tuple], handles: dict[int, str], uri: str, source: str
+) -> Iterator[Document | ReadError]:
     chat = window.chat
     lines, speakers, times = [], [], []
     mine = False
@@ -384,14 +400,27 @@ def _window_document(window: _Window, bodies: dict[int, tuple], handles: dict[in
         return
     first, last = times[0], times[-1]
     yield Document(
-        source=source, connector=NAME, native_id=window.native_id,
-        uri=f"{uri}#{window.native_id}", title=f"{chat.label} — {first:%Y-%m-%d %H:%M}",
-        text="\n".join(lines) + "\n", created_at=first, updated_at=last, authors=speakers,
+        source=source,
+        connector=NAME,
+        native_id=window.native_id,
+        uri=f"{uri}#{window.native_id}",
+        title=f"{chat.label} — {first:%Y-%m-%d %H:%M}",
+        text="\n".join(lines) + "\n",
+        created_at=first,
+        updated_at=last,
+        authors=speakers,
         metadata={
-            "chat": chat.label, "chat_guid": chat.guid, "chat_identifier": chat.identifier,
-            "display_name": chat.display_name, "participants": list(chat.participants),
-            "sender": speakers, "is_from_me": mine, "is_group": chat.is_group,
-            "service": chat.service, "date": f"{first:%Y-%m-%d}", "messages": len(lines),
+            "chat": chat.label,
+            "chat_guid": chat.guid,
+            "chat_identifier": chat.identifier,
+            "display_name": chat.display_name,
+            "participants": list(chat.participants),
+            "sender": speakers,
+            "is_from_me": mine,
+            "is_group": chat.is_group,
+            "service": chat.service,
+            "date": f"{first:%Y-%m-%d}",
+            "messages": len(lines),
         },
     )
 

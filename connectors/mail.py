@@ -69,19 +69,20 @@ import hashlib
 import os
 import plistlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email import policy
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from bs4 import BeautifulSoup
 
-from connectors._walk import Entry, follows_outside, walk
-from connectors.files import html_text
-from ragbag.chunking import TokenCounter, prose_spans
-from ragbag.documents import Cursor, Document, ReadError, Seen, Span, stable_hash, utc
+from ragbag.connectors._walk import Entry, follows_outside, walk
+from ragbag.connectors.files import html_text
+from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash, utc
+from ragbag.text.chunking import TokenCounter, prose_spans
 
 NAME = "mail"
 SCHEDULE = "*/30 * * * *"
@@ -108,32 +109,59 @@ def _is_postmark(line: bytes, following: bytes | None) -> bool:
     if _POSTMARK.match(line):
         return True
     return bool(_BARE_POSTMARK.match(line)) and following is not None and bool(_HEADER_LINE.match(following))
+
+
 _ESCAPED_FROM = re.compile(rb"^>(>*From )", re.M)
 _PREFIX = re.compile(
     r"^\s*((re|fw|fwd|aw|wg|tr|sv|vs|antw|odp|rif|r|res|enc|答复|回复|回覆|转发|轉寄|转寄)"
-    r"\s*(\[\d+\])?\s*[:：]\s*|\[[^\]]*\]\s*)", re.I)
+    r"\s*(\[\d+\])?\s*[:：]\s*|\[[^\]]*\]\s*)",
+    re.I,
+)
 _REPLY = re.compile(r"^\s*(re|aw|sv|vs|antw|odp|rif|r|res|答复|回复|回覆)\s*(\[\d+\])?\s*[:：]", re.I)
 _FORWARD = re.compile(r"^\s*(fw|fwd|wg|tr|enc|转发|轉寄|转寄)\s*[:：]", re.I)
 _MSGID = re.compile(r"<([^<>\s]+)>")
 _CHARSET_ALIASES = {
-    "gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "cp936": "gb18030",
-    "gb_2312-80": "gb18030", "euc-cn": "gb18030", "x-euc-cn": "gb18030", "chinese": "gb18030",
-    "big5": "big5hkscs", "iso-8859-1": "cp1252", "latin-1": "cp1252", "latin1": "cp1252",
-    "us-ascii": "cp1252", "ascii": "cp1252", "ansi_x3.4-1968": "cp1252",
-    "ks_c_5601-1987": "cp949", "euc-kr": "cp949", "shift_jis": "cp932", "shift-jis": "cp932",
-    "x-sjis": "cp932", "iso-8859-8-i": "iso-8859-8", "utf8": "utf-8", "unicode-1-1-utf-7": "utf-7",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "x-gbk": "gb18030",
+    "cp936": "gb18030",
+    "gb_2312-80": "gb18030",
+    "euc-cn": "gb18030",
+    "x-euc-cn": "gb18030",
+    "chinese": "gb18030",
+    "big5": "big5hkscs",
+    "iso-8859-1": "cp1252",
+    "latin-1": "cp1252",
+    "latin1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "ansi_x3.4-1968": "cp1252",
+    "ks_c_5601-1987": "cp949",
+    "euc-kr": "cp949",
+    "shift_jis": "cp932",
+    "shift-jis": "cp932",
+    "x-sjis": "cp932",
+    "iso-8859-8-i": "iso-8859-8",
+    "utf8": "utf-8",
+    "unicode-1-1-utf-7": "utf-7",
 }
 # Where a reply's quoted tail begins (the cut goes from that line to the end).
-_QUOTE_HEADS = [re.compile(p, re.I | re.M) for p in (
-    r"^[ \t]*-{2,}[ \t]*(Original Message|Ursprüngliche Nachricht|Message d'origine|原始邮件|原始郵件)"
-    r"[ \t]*-{2,}",
-    r"^[ \t]*_{10,}[ \t]*\n+[ \t*]*(From|Von|De|发件人)[ \t]*[:：]",  # Outlook's rule line
-    r"^[ \t*]*(From|Von|De|发件人)[ \t]*[:：].*\n[ \t*]*(Sent|Gesendet|Envoyé|Date|发送时间)[ \t]*[:：]",
-)]
+_QUOTE_HEADS = [
+    re.compile(p, re.I | re.M)
+    for p in (
+        r"^[ \t]*-{2,}[ \t]*(Original Message|Ursprüngliche Nachricht|Message d'origine|原始邮件|原始郵件)"
+        r"[ \t]*-{2,}",
+        r"^[ \t]*_{10,}[ \t]*\n+[ \t*]*(From|Von|De|发件人)[ \t]*[:：]",  # Outlook's rule line
+        r"^[ \t*]*(From|Von|De|发件人)[ \t]*[:：].*\n[ \t*]*(Sent|Gesendet|Envoyé|Date|发送时间)[ \t]*[:：]",
+    )
+]
 # The verb may be followed by the name: German clients write "Am 06.10.2025 um 09:12 schrieb
 # Ingrid Baumann <i.b@…>:" (Gmail: "… Uhr schrieb X <…>:").
-_WROTE = re.compile(r"^(?!>)[^\n]{0,200}?(wrote|schrieb|a écrit|escribió|ha scritto|skrev|schreef|"
-                    r"写道|寫道)(?:[ \t][^\n]{0,150}?)?[ \t]*[:：][ \t]*$", re.I | re.M)
+_WROTE = re.compile(
+    r"^(?!>)[^\n]{0,200}?(wrote|schrieb|a écrit|escribió|ha scritto|skrev|schreef|"
+    r"写道|寫道)(?:[ \t][^\n]{0,150}?)?[ \t]*[:：][ \t]*$",
+    re.I | re.M,
+)
 _ON_WROTE_START = re.compile(r"^[ \t]*(On|Am|Le|El|Il|Op|Den|在)\b", re.I | re.M)
 _MOBILE_SIG = re.compile(r"\n[ \t]*(Sent from my \w+.*|Get Outlook for \w+.*|发自我的\S+)[ \t]*\s*$", re.I)
 
@@ -146,11 +174,14 @@ def discover() -> tuple[list[Path], list[str]]:
     home = Path(os.environ.get("HOME") or Path.home())
     patterns = [
         "Library/Mail/V*",
-        ".thunderbird/*/Mail", ".thunderbird/*/ImapMail",
+        ".thunderbird/*/Mail",
+        ".thunderbird/*/ImapMail",
         "snap/thunderbird/common/.thunderbird/*/Mail",
         "snap/thunderbird/common/.thunderbird/*/ImapMail",
-        "Library/Thunderbird/Profiles/*/Mail", "Library/Thunderbird/Profiles/*/ImapMail",
-        "Maildir", "mail",
+        "Library/Thunderbird/Profiles/*/Mail",
+        "Library/Thunderbird/Profiles/*/ImapMail",
+        "Maildir",
+        "mail",
     ]
     found: list[Path] = []
     for pattern in patterns:
@@ -171,8 +202,9 @@ class _Run:
     mbox: dict[str, dict] = field(default_factory=dict)
 
 
-def read(path: Path | None, source: str, cursor: dict | None = None, options: dict | None = None
-         ) -> Iterator[Document | ReadError | Seen | Cursor]:
+def read(
+    path: Path | None, source: str, cursor: dict | None = None, options: dict | None = None
+) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every message under ``path`` (``None``: ``discover()``'s places), then the new cursor.
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     follow_outside = follows_outside(options)
@@ -219,8 +251,11 @@ def _read_root(root: Path, run: _Run, old_files: dict, old_mbox: dict, follow_ou
             kind = _sniff(file)
         if kind is None:
             if root.is_file():  # the user named this very file: say why it gives nothing
-                yield ReadError(str(file.absolute()), "not mail: no mbox 'From ' line and no header block "
-                                                      "with From: (and Date:, Message-ID:, To: or Subject:)")
+                yield ReadError(
+                    str(file.absolute()),
+                    "not mail: no mbox 'From ' line and no header block "
+                    "with From: (and Date:, Message-ID:, To: or Subject:)",
+                )
             continue
         if kind == "mbox":
             yield from _read_mbox(file, rel, st, run, old_mbox.get(rel))
@@ -262,8 +297,22 @@ def _kind(file: Path, rel: str) -> str | None:
         return "maildir"
     if name.endswith(".msg"):
         return "msg"
-    if name.endswith((".msf", ".sqlite", ".db", ".plist", ".json", ".html", ".dat", ".wal",
-                      ".sqlite-wal", ".sqlite-shm", ".db-wal", ".db-shm")):
+    if name.endswith(
+        (
+            ".msf",
+            ".sqlite",
+            ".db",
+            ".plist",
+            ".json",
+            ".html",
+            ".dat",
+            ".wal",
+            ".sqlite-wal",
+            ".sqlite-shm",
+            ".db-wal",
+            ".db-shm",
+        )
+    ):
         return "skip"
     return None
 
@@ -299,8 +348,11 @@ def _read_single(file: Path, rel: str, kind: str, stamp: list, run: _Run) -> Ite
         return
     uri = str(file.absolute())
     if kind == "msg":
-        yield ReadError(uri, "an Outlook .msg (a binary OLE file) is not read: save it as .eml, or export "
-                             "the mailbox as mbox (File > Export in Outlook; Thunderbird's ImportExportTools)")
+        yield ReadError(
+            uri,
+            "an Outlook .msg (a binary OLE file) is not read: save it as .eml, or export "
+            "the mailbox as mbox (File > Export in Outlook; Thunderbird's ImportExportTools)",
+        )
         return
     try:
         if stamp[1] > MAX_MESSAGE_BYTES:
@@ -351,7 +403,7 @@ def _unwrap_emlx(data: bytes) -> tuple[bytes, datetime | None]:
         plist = plistlib.loads(trailer.strip()) if trailer.strip() else {}
         value = plist.get("date-received") if isinstance(plist, dict) else None
         if isinstance(value, (int, float)) and value > 0:
-            received = datetime.fromtimestamp(value, tz=timezone.utc)
+            received = datetime.fromtimestamp(value, tz=UTC)
     except Exception:  # a damaged trailer costs only the fallback date
         pass
     return message, received
@@ -359,7 +411,7 @@ def _unwrap_emlx(data: bytes) -> tuple[bytes, datetime | None]:
 
 def _maildir_date(name: str) -> datetime | None:
     m = re.match(r"(\d{9,10})\.", name)
-    return datetime.fromtimestamp(int(m.group(1)), tz=timezone.utc) if m else None
+    return datetime.fromtimestamp(int(m.group(1)), tz=UTC) if m else None
 
 
 def _folder(rel: str, kind: str) -> str:
@@ -390,15 +442,18 @@ def _folder(rel: str, kind: str) -> str:
 def _read_mbox(file: Path, rel: str, st: os.stat_result, run: _Run, prev: dict | None) -> Iterator:
     uri = str(file.absolute())
     stamp = [st.st_mtime_ns, st.st_size]
-    state: dict[str, Any] = {"m": stamp[0], "s": stamp[1], "off": 0, "ids": [], "errors": [],
-                             "head": "", "edge": ""}
+    state: dict[str, Any] = {"m": stamp[0], "s": stamp[1], "off": 0, "ids": [], "errors": [], "head": "", "edge": ""}
     start = 0
     try:
         with open(file, "rb") as fh:
-            if prev and st.st_size >= prev.get("off", 0) and prev.get("head") == _hash_at(
-                    fh, 0, min(_HASH_BYTES, prev["off"])) and (
-                [prev.get("m"), prev.get("s")] == stamp
-                or _hash_at(fh, max(0, prev["off"] - _HASH_BYTES), prev["off"]) == prev.get("edge")
+            if (
+                prev
+                and st.st_size >= prev.get("off", 0)
+                and prev.get("head") == _hash_at(fh, 0, min(_HASH_BYTES, prev["off"]))
+                and (
+                    [prev.get("m"), prev.get("s")] == stamp
+                    or _hash_at(fh, max(0, prev["off"] - _HASH_BYTES), prev["off"]) == prev.get("edge")
+                )
             ):
                 # The messages before the offset are as they were: vouch for them.
                 for native_id in prev.get("ids", []):
@@ -470,8 +525,7 @@ def _mbox_record(raw: bytes, run: _Run, uri: str, folder: str, rel: str, index: 
         if not body.strip():
             raise _Broken("empty message")
         data = _ESCAPED_FROM.sub(rb"\1", body)
-        doc = _message(data, run.source, f"{uri}#{offset}", folder, "mbox", rel, index,
-                       _postmark_date(postmark))
+        doc = _message(data, run.source, f"{uri}#{offset}", folder, "mbox", rel, index, _postmark_date(postmark))
     except _Broken as exc:
         return ReadError(f"{uri}#{offset}", str(exc))
     except Exception as exc:
@@ -495,8 +549,9 @@ def _postmark_date(line: bytes) -> datetime | None:
 # ----------------------------------------------------------------------------- one message
 
 
-def _message(data: bytes, source: str, uri: str, folder: str, fmt: str, location: str,
-             index: int, fallback_date: datetime | None) -> Document:
+def _message(
+    data: bytes, source: str, uri: str, folder: str, fmt: str, location: str, index: int, fallback_date: datetime | None
+) -> Document:
     """Parse one RFC 822 message into a Document; raises _Broken (or anything) when unusable."""
     msg = email.message_from_bytes(data, policy=policy.default)
     headers = _headers(msg)
@@ -546,18 +601,34 @@ def _message(data: bytes, source: str, uri: str, folder: str, fmt: str, location
         thread_id = "subject:" + norm_subject.lower()
     labels = [x.strip() for x in ",".join(headers.get("x-gmail-labels", [])).split(",") if x.strip()]
     meta = {
-        "from": from_addr, "from_name": from_name, "to": [a for _, a in to],
-        "cc": [a for _, a in cc], "subject": subject,
-        "date": created.isoformat() if created else "", "message_id": message_id,
-        "thread_id": thread_id, "thread_subject": norm_subject, "folder": folder,
-        "has_attachments": bool(names), "attachments": names, "attachment_types": types,
-        "labels": labels, "format": fmt,
+        "from": from_addr,
+        "from_name": from_name,
+        "to": [a for _, a in to],
+        "cc": [a for _, a in cc],
+        "subject": subject,
+        "date": created.isoformat() if created else "",
+        "message_id": message_id,
+        "thread_id": thread_id,
+        "thread_subject": norm_subject,
+        "folder": folder,
+        "has_attachments": bool(names),
+        "attachments": names,
+        "attachment_types": types,
+        "labels": labels,
+        "format": fmt,
     }
     native_id = message_id or "nomid:" + stable_hash(location, str(index))
     return Document(
-        source=source, connector=NAME, native_id=native_id, uri=uri, title=subject or "(no subject)",
-        text=text, created_at=created, updated_at=None,
-        authors=[_person(from_name, from_addr)] if sender else [], metadata=meta,
+        source=source,
+        connector=NAME,
+        native_id=native_id,
+        uri=uri,
+        title=subject or "(no subject)",
+        text=text,
+        created_at=created,
+        updated_at=None,
+        authors=[_person(from_name, from_addr)] if sender else [],
+        metadata=meta,
     )
 
 
@@ -624,8 +695,11 @@ def _addresses(msg: EmailMessage, field: str) -> list[tuple[str, str]]:
     Split before decoding: an RFC 2047 display name may hold a comma
     (``=?iso-8859-1?Q?Last=DFName=2C_First?= <a@x>``), which decoded first would split the
     name into a false address. A name that only repeats its address is dropped."""
-    raws = [_QUOTE_ADDRESS_NAME.sub(r'\1"\2" <', re.sub(r"\r?\n[ \t]+", " ", v if isinstance(v, str) else str(v)))
-            for k, v in msg.raw_items() if k.lower() == field]
+    raws = [
+        _QUOTE_ADDRESS_NAME.sub(r'\1"\2" <', re.sub(r"\r?\n[ \t]+", " ", v if isinstance(v, str) else str(v)))
+        for k, v in msg.raw_items()
+        if k.lower() == field
+    ]
     out, seen = [], set()
     for name, addr in email.utils.getaddresses(raws):
         name, addr = " ".join(decode_header(name).split()).strip("'\" "), addr.strip().lower()
@@ -700,7 +774,9 @@ def _body(msg: EmailMessage) -> tuple[str, list[tuple[str, str, str]]]:
 _STAND_IN = re.compile(
     r"(html|rich[- ]text).{0,40}(content|version|message|mail|format)|view (it|this( e-?mail| message)?) "
     r"(in|with) (your|a|an) (web )?browser|(e-?mail|message) (client|program) (does not|doesn't|cannot|can't) "
-    r"(support|display)|online version|im browser (an|öffnen)|webversion|version en ligne|versión web", re.I)
+    r"(support|display)|online version|im browser (an|öffnen)|webversion|version en ligne|versión web",
+    re.I,
+)
 
 
 def _stands_in(plain: str) -> bool:
@@ -753,8 +829,10 @@ def _part_text(part) -> str:
 def _html(html: str) -> str:
     """Text of an HTML body, quoted blocks of earlier messages removed first."""
     soup = BeautifulSoup(html, "html.parser")
-    for tag in soup.select("blockquote[type=cite], div.gmail_quote, div#appendonsend, "
-                           "div#divRplyFwdMsg, div.moz-cite-prefix, blockquote.gmail_quote"):
+    for tag in soup.select(
+        "blockquote[type=cite], div.gmail_quote, div#appendonsend, "
+        "div#divRplyFwdMsg, div.moz-cite-prefix, blockquote.gmail_quote"
+    ):
         tag.decompose()
     return html_text(str(soup))[1]
 
@@ -783,11 +861,15 @@ def _wrote_line(text: str) -> int | None:
     for m in _WROTE.finditer(text):
         start = m.start()
         before = text[:start].rstrip("\n").rsplit("\n", 1)[-1] if start else ""
-        after = text[m.end():].lstrip("\n")
+        after = text[m.end() :].lstrip("\n")
         if _ON_WROTE_START.match(m.group(0)):
             return start
-        if before and _ON_WROTE_START.match(before) and text[:start].endswith("\n") and \
-                not text[:start].endswith("\n\n"):
+        if (
+            before
+            and _ON_WROTE_START.match(before)
+            and text[:start].endswith("\n")
+            and not text[:start].endswith("\n\n")
+        ):
             return start - len(before) - 1
         if after.lstrip().startswith(">") or not after.strip():
             return start

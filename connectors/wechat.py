@@ -52,18 +52,27 @@ from __future__ import annotations
 
 import html
 import re
-from datetime import timedelta, timezone
+from collections.abc import Iterator
+from datetime import UTC, timedelta
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from connectors._chat import (
-    ME, Message, export_files, load_json, one_line, parse_time, read_exports, render_lines,
-    window_spans, windows,
+from ragbag.connectors._chat import (
+    ME,
+    Message,
+    export_files,
+    load_json,
+    one_line,
+    parse_time,
+    read_exports,
+    render_lines,
+    window_spans,
+    windows,
 )
-from connectors._walk import follows_outside
-from connectors.files import Unreadable
-from ragbag.chunking import TokenCounter
-from ragbag.documents import Cursor, Document, ReadError, Seen, Span, stable_hash
+from ragbag.connectors._walk import follows_outside
+from ragbag.connectors.files import Unreadable
+from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
+from ragbag.text.chunking import TokenCounter
 
 NAME = "wechat"
 SCHEDULE = "0 4 * * *"  # exports change when the user exports again: daily is plenty
@@ -75,8 +84,15 @@ _VERSION = "wechat-1"
 TEXT, IMAGE, VOICE, CARD, VIDEO, EMOJI, LOCATION, APP, CALL = 1, 3, 34, 42, 43, 47, 48, 49, 50
 SYSTEM = {10000, 10002}
 _DROPPED = {IMAGE, VOICE, CARD, VIDEO, EMOJI, CALL} | SYSTEM
-_SNIFF = [("<sysmsg", 10002), ("<appmsg", APP), ("<location", LOCATION), ("<img", IMAGE),
-          ("<voicemsg", VOICE), ("<videomsg", VIDEO), ("<emoji", EMOJI)]
+_SNIFF = [
+    ("<sysmsg", 10002),
+    ("<appmsg", APP),
+    ("<location", LOCATION),
+    ("<img", IMAGE),
+    ("<voicemsg", VOICE),
+    ("<videomsg", VIDEO),
+    ("<emoji", EMOJI),
+]
 _PREFIX = re.compile(r"^([A-Za-z][-_A-Za-z0-9]{3,63}):\s*\n")
 _RECALL = re.compile(r"^.{0,64}(撤回了一条消息|recalled a message)\s*$", re.S)
 _TITLE = re.compile(r"<appmsg\b.*?<title>(.*?)</title>", re.S)
@@ -87,19 +103,18 @@ _FILE_NAME = re.compile(r"^(?P<name>.*)-(?P<id>[^-]+)$")
 _APP_KINDS = {5: "link", 6: "file"}
 
 
-def read(path: Path, source: str, cursor: dict | None = None, options: dict | None = None
-         ) -> Iterator[Document | ReadError | Seen | Cursor]:
+def read(
+    path: Path, source: str, cursor: dict | None = None, options: dict | None = None
+) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every window of every chat export under ``path`` (a ``.json`` file or a folder).
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
-    files, errors = export_files(Path(path), lambda name: name.lower().endswith(".json"),
-                                 follows_outside(options))
+    files, errors = export_files(Path(path), lambda name: name.lower().endswith(".json"), follows_outside(options))
     names = {chat_id: name for _, key in files for name, chat_id in [_split_name(key)] if name}
     names_hash = stable_hash(*sorted(f"{k}={v}" for k, v in names.items()), length=16)
     # Group chats show members by the names other files give them: they depend on the name set.
     depends = lambda key: names_hash if _split_name(key)[1].endswith("@chatroom") else ""  # noqa: E731
     yield from errors
-    yield from read_exports(files, lambda file, key: _read_file(file, key, source, names), cursor,
-                            _VERSION, depends)
+    yield from read_exports(files, lambda file, key: _read_file(file, key, source, names), cursor, _VERSION, depends)
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
@@ -130,8 +145,11 @@ def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
     if isinstance(data, dict):
         data = data.get("chatLogs", data.get("messages"))
     if not isinstance(data, list) or not any(isinstance(r, dict) and _TIME_KEYS & r.keys() for r in data[:50]):
-        yield ReadError(uri, "not a WeChat chat export: expected a list of messages with createTime "
-                             "(or {\"chatLogs\": [...]} / {\"messages\": [...]}); a contacts or other dump is not read")
+        yield ReadError(
+            uri,
+            "not a WeChat chat export: expected a list of messages with createTime "
+            '(or {"chatLogs": [...]} / {"messages": [...]}); a contacts or other dump is not read',
+        )
         return
     chat, chat_id = _split_name(key)
     talker = next((r.get("talker") for r in data if isinstance(r, dict) and r.get("talker")), None)
@@ -139,7 +157,8 @@ def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
     chat = chat or names.get(chat_id) or chat_id
     is_group = chat_id.endswith("@chatroom") or any(
         isinstance(r, dict) and any(str(r.get(k) or "").endswith("@chatroom") for k in ("fromUser", "toUser"))
-        for r in data[:200])
+        for r in data[:200]
+    )
     messages: list[Message] = []
     for index, record in enumerate(data):
         try:
@@ -154,14 +173,27 @@ def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
     for window in windows(messages, WINDOW_GAP, WINDOW_MESSAGES, WINDOW_CHARS):
         first, last = window[0], window[-1]
         senders = list(dict.fromkeys(m.sender for m in window))
-        day = f"{first.when.astimezone(timezone.utc):%Y-%m-%d}"
+        day = f"{first.when.astimezone(UTC):%Y-%m-%d}"
         doc = Document(
-            source=source, connector=NAME, native_id=f"{chat_id}@{int(first.when.timestamp())}",
-            uri=f"{uri}#{int(first.when.timestamp())}", title=f"{chat} · {day}",
-            text=render_lines(window), created_at=first.when, updated_at=last.when, authors=senders,
-            metadata={"chat": chat, "chat_id": chat_id, "is_group": is_group, "sender": senders,
-                      "is_from_me": any(m.is_from_me for m in window), "date": day,
-                      "messages": len(window), "file": key},
+            source=source,
+            connector=NAME,
+            native_id=f"{chat_id}@{int(first.when.timestamp())}",
+            uri=f"{uri}#{int(first.when.timestamp())}",
+            title=f"{chat} · {day}",
+            text=render_lines(window),
+            created_at=first.when,
+            updated_at=last.when,
+            authors=senders,
+            metadata={
+                "chat": chat,
+                "chat_id": chat_id,
+                "is_group": is_group,
+                "sender": senders,
+                "is_from_me": any(m.is_from_me for m in window),
+                "date": day,
+                "messages": len(window),
+                "file": key,
+            },
         )
         yield doc, last.when.timestamp()
 
@@ -188,7 +220,7 @@ def _message(record: Any, chat: str, is_group: bool, names: dict[str, str]) -> M
     sender_id = str(record.get("fromUser") or "")
     m = _PREFIX.match(content)
     if is_group and m and not mine:
-        sender_id, content = m.group(1), content[m.end():]
+        sender_id, content = m.group(1), content[m.end() :]
     kind = _kind(record.get("type", record.get("Type", record.get("msgType"))), content)
     if kind in _DROPPED:
         return None

@@ -1,6 +1,6 @@
 """The ragbag code location with a Dask executor (the ``scale`` extra: dagster-dask, distributed).
 
-The same assets, jobs, sensors and schedules as ``pipelines.definitions``; only the executor
+The same assets, jobs, sensors and schedules as ``ragbag.pipelines.definitions``; only the executor
 differs: each step of a run is a task on a Dask cluster, chosen per run with run config
 ``execution: {config: {cluster: {existing: {address: tcp://scheduler:8786}}}}`` or
 ``{local: {n_workers: 2, threads_per_worker: 1}}`` (the config of dagster-dask's
@@ -31,14 +31,19 @@ from dagster._core.errors import raise_execution_interrupts
 from dagster._utils import iterate_with_context
 from dagster_dask.executor import DaskExecutor, dask_executor, get_dask_resource_requirements, query_on_dask_worker
 
-from pipelines import definitions as _ragbag
+from ragbag.pipelines import definitions as _ragbag
 
 _CLUSTERS = {  # cluster type -> (module, class), as dagster-dask creates them
-    "local": ("dask.distributed", "LocalCluster"), "ssh": ("dask.distributed", "SSHCluster"),
-    "yarn": ("dask_yarn", "YarnCluster"), "pbs": ("dask_jobqueue", "PBSCluster"),
-    "moab": ("dask_jobqueue", "MoabCluster"), "sge": ("dask_jobqueue", "SGECluster"),
-    "lsf": ("dask_jobqueue", "LSFCluster"), "slurm": ("dask_jobqueue", "SLURMCluster"),
-    "oar": ("dask_jobqueue", "OARCluster"), "kube": ("dask_kubernetes", "KubeCluster"),
+    "local": ("dask.distributed", "LocalCluster"),
+    "ssh": ("dask.distributed", "SSHCluster"),
+    "yarn": ("dask_yarn", "YarnCluster"),
+    "pbs": ("dask_jobqueue", "PBSCluster"),
+    "moab": ("dask_jobqueue", "MoabCluster"),
+    "sge": ("dask_jobqueue", "SGECluster"),
+    "lsf": ("dask_jobqueue", "LSFCluster"),
+    "slurm": ("dask_jobqueue", "SLURMCluster"),
+    "oar": ("dask_jobqueue", "OARCluster"),
+    "kube": ("dask_kubernetes", "KubeCluster"),
 }
 
 
@@ -55,8 +60,7 @@ def _run_step(dependencies: list, step: _Step) -> Sequence[dg.DagsterEvent]:
 
 class _SealedDaskExecutor(DaskExecutor):
     def execute(self, plan_context, execution_plan):
-        dg._check.invariant(plan_context.instance.is_persistent,
-                            "Dask execution requires a persistent DagsterInstance")
+        dg._check.invariant(plan_context.instance.is_persistent, "Dask execution requires a persistent DagsterInstance")
         job_name = plan_context.job_name
         if self.cluster_type == "existing":
             cluster: Any = self.cluster_configuration["address"]
@@ -71,14 +75,22 @@ class _SealedDaskExecutor(DaskExecutor):
                 for step in level:
                     # Dask runs a step once the futures of its upstream steps are done.
                     dependencies = [by_key[k] for i in step.step_inputs for k in i.dependency_keys]
-                    sealed = _Step((plan_context.reconstructable_job, plan_context.dagster_run,
-                                    plan_context.run_config, [step.key], plan_context.instance.get_ref(),
-                                    execution_plan.known_state))
+                    sealed = _Step(
+                        (
+                            plan_context.reconstructable_job,
+                            plan_context.dagster_run,
+                            plan_context.run_config,
+                            [step.key],
+                            plan_context.instance.get_ref(),
+                            execution_plan.known_state,
+                        )
+                    )
                     # The run id in the key: dagster-dask's "<job>.<step>" is the same for every run of
                     # a job, so a shared cluster hands a second concurrent run the first one's tasks.
                     key = f"{job_name}.{plan_context.dagster_run.run_id}.{step.key}"
-                    future = client.submit(_run_step, dependencies, sealed, key=key,
-                                           resources=get_dask_resource_requirements(step.tags))
+                    future = client.submit(
+                        _run_step, dependencies, sealed, key=key, resources=get_dask_resource_requirements(step.tags)
+                    )
                     futures.append(future)
                     by_key[step.key] = future
             done = dask.distributed.as_completed(futures, with_results=True)
@@ -86,8 +98,9 @@ class _SealedDaskExecutor(DaskExecutor):
                 yield from events
 
 
-@dg.executor(name="dask", requirements=dg.multiple_process_executor_requirements(),
-             config_schema=dask_executor.config_schema)
+@dg.executor(
+    name="dask", requirements=dg.multiple_process_executor_requirements(), config_schema=dask_executor.config_schema
+)
 def ragbag_dask_executor(init_context):
     """dagster-dask's ``dask_executor`` (same config), usable with pools; see the module docstring."""
     ((cluster_type, cluster_configuration),) = init_context.executor_config["cluster"].items()

@@ -5,14 +5,14 @@ refreshed on it unless its ``options.schedule`` in ``sources.yaml`` says otherwi
 read at every tick by a sensor, so editing ``sources.yaml`` needs no code-location reload.
 """
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from types import ModuleType
 
 import dagster as dg
 from dagster._utils.schedules import cron_string_iterator, is_valid_cron_string
 
-from assets.chain import job_name
-from assets.resources import RagbagHome
+from ragbag.assets.chain import job_name
+from ragbag.assets.resources import RagbagHome
 
 DEFAULT_CRON = "0 * * * *"
 
@@ -23,13 +23,17 @@ def cron_for(module: ModuleType) -> str:
 
 def connector_schedule(connector: str, module: ModuleType) -> dg.ScheduleDefinition:
     @dg.schedule(
-        name=f"refresh_{connector}", cron_schedule=cron_for(module), job_name=job_name(connector),
-        default_status=dg.DefaultScheduleStatus.RUNNING, execution_timezone="UTC",
+        name=f"refresh_{connector}",
+        cron_schedule=cron_for(module),
+        job_name=job_name(connector),
+        default_status=dg.DefaultScheduleStatus.RUNNING,
+        execution_timezone="UTC",
         description=f"Refresh every {connector} source without its own schedule.",
     )
     def _refresh(context: dg.ScheduleEvaluationContext, ragbag: RagbagHome):
-        names = sorted(n for n, s in ragbag.home().sources().items()
-                       if s.connector == connector and not s.options.get("schedule"))
+        names = sorted(
+            n for n, s in ragbag.home().sources().items() if s.connector == connector and not s.options.get("schedule")
+        )
         if not names:
             return dg.SkipReason(f"no {connector} sources on the default schedule")
         tick = context.scheduled_execution_time.isoformat()
@@ -40,12 +44,14 @@ def connector_schedule(connector: str, module: ModuleType) -> dg.ScheduleDefinit
 
 def override_sensor(jobs: list) -> dg.SensorDefinition:
     @dg.sensor(
-        name="ragbag_source_schedules", jobs=jobs, minimum_interval_seconds=60,
+        name="ragbag_source_schedules",
+        jobs=jobs,
+        minimum_interval_seconds=60,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Refreshes sources that set options.schedule (cron) in sources.yaml.",
     )
     def _overrides(context: dg.SensorEvaluationContext, ragbag: RagbagHome):
-        now = datetime.now(timezone.utc).timestamp()
+        now = datetime.now(UTC).timestamp()
         since = float(context.cursor) if context.cursor else now
         runs = []
         for name, src in sorted(ragbag.home().sources().items()):
@@ -57,9 +63,13 @@ def override_sensor(jobs: list) -> dg.SensorDefinition:
                 continue
             fire = due(cron, since, now)
             if fire is not None:
-                runs.append(dg.RunRequest(
-                    job_name=job_name(src.connector), partition_key=name, run_key=f"{name}@{fire.isoformat()}",
-                ))
+                runs.append(
+                    dg.RunRequest(
+                        job_name=job_name(src.connector),
+                        partition_key=name,
+                        run_key=f"{name}@{fire.isoformat()}",
+                    )
+                )
         return dg.SensorResult(run_requests=runs, cursor=str(now))
 
     return _overrides

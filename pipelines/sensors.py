@@ -1,15 +1,14 @@
 """Sensors: partitions in step with sources.yaml (building new sources), refreshes of
 sources whose files changed, and the reaper of dead pool-slot holders."""
 
-
 import json
 
 import dagster as dg
 
-import connectors
-from assets.chain import job_name, partitions_for
-from assets.resources import RagbagHome
-from ragbag.changes import tree_fingerprint
+from ragbag import connectors
+from ragbag.assets.chain import job_name, partitions_for
+from ragbag.assets.resources import RagbagHome
+from ragbag.build.changes import tree_fingerprint
 
 
 @dg.sensor(
@@ -38,7 +37,9 @@ def change_sensor(jobs: list) -> dg.SensorDefinition:
     """Refresh a source when the files under its path change (sizes, mtimes, names)."""
 
     @dg.sensor(
-        name="ragbag_file_changes", jobs=jobs, minimum_interval_seconds=60,
+        name="ragbag_file_changes",
+        jobs=jobs,
+        minimum_interval_seconds=60,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Requests a refresh of just the partition whose files changed on disk.",
     )
@@ -53,8 +54,7 @@ def change_sensor(jobs: list) -> dg.SensorDefinition:
                 continue
             now[name] = fp
             if name in seen and seen[name] != fp:
-                runs.append(dg.RunRequest(job_name=job_name(src.connector), partition_key=name,
-                                          run_key=f"{name}@{fp}"))
+                runs.append(dg.RunRequest(job_name=job_name(src.connector), partition_key=name, run_key=f"{name}@{fp}"))
         return dg.SensorResult(run_requests=runs, cursor=json.dumps(now))
 
     return _changes
@@ -65,10 +65,10 @@ def change_sensor(jobs: list) -> dg.SensorDefinition:
     minimum_interval_seconds=15,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Frees the LanceDB pool slot of a build step whose process died (a killed build), "
-                "so the runs waiting on the pool go on.",
+    "so the runs waiting on the pool go on.",
 )
 def reaper_sensor(context: dg.SensorEvaluationContext, ragbag: RagbagHome) -> dg.SkipReason:
-    from ragbag.build import reap_dead_runs
+    from ragbag.apps.runner import reap_dead_runs
 
     freed = sorted(set(reap_dead_runs(context.instance, ragbag.home())))
     return dg.SkipReason(f"freed the slots of dead runs {', '.join(freed)}" if freed else "no dead holder")

@@ -23,9 +23,9 @@ def main(argv: list[str]) -> int:
         return 2
     connector = argv[0]
     sys.path.insert(0, str(ROOT))
-    import connectors
-    from ragbag.build import _instance, sync_partitions
-    from ragbag.home import Home
+    from ragbag import connectors
+    from ragbag.apps.runner import _instance, sync_partitions
+    from ragbag.core.home import Home
 
     if connector not in connectors.NAMES:
         print(f"backfill: unknown connector {connector!r}; one of {', '.join(connectors.NAMES)}", file=sys.stderr)
@@ -37,8 +37,17 @@ def main(argv: list[str]) -> int:
         return 2
     sync_partitions(home, add=sources)  # use_home() also points DAGSTER_HOME at the home
     keys = _instance(home).get_dynamic_partitions(f"{connector}_sources")
-    cmd = [str(Path(sys.executable).parent / "dagster"), "asset", "materialize", "-m", "pipelines.definitions",
-           "--select", f"group:{connector}", "--partition-range", f"{keys[0]}...{keys[-1]}"]
+    cmd = [
+        str(Path(sys.executable).parent / "dagster"),
+        "asset",
+        "materialize",
+        "-m",
+        "ragbag.pipelines.definitions",
+        "--select",
+        f"group:{connector}",
+        "--partition-range",
+        f"{keys[0]}...{keys[-1]}",
+    ]
     print("+", " ".join(cmd), file=sys.stderr)
     return subprocess.call(cmd, cwd=ROOT, env=os.environ)
 

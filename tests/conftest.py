@@ -11,9 +11,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-import connectors
-from assets.chain import RagbagHome, connector_chain, partitions_for
-from ragbag.home import Home
+from ragbag import connectors
+from ragbag.assets.chain import RagbagHome, connector_chain, partitions_for
+from ragbag.core.home import Home
 
 RAGBAG = str(Path(sys.executable).parent / "ragbag")
 
@@ -22,6 +22,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The long end-to-end tests first, longest (``slow(seconds=…)``, measured) first: `make test`
     hands tests one at a time to two xdist workers, and a minutes-long test started last would
     leave one worker idle while it finishes."""
+
     def order(item: pytest.Item) -> tuple[bool, float]:
         slow = item.get_closest_marker("slow")
         return slow is None, -(slow.kwargs.get("seconds", 0) if slow else 0)
@@ -36,7 +37,7 @@ def _process_state():
     next one (a PostgreSQL cluster run as `nobody`, say) starts from the harness's own state."""
     import tempfile
 
-    from ragbag import home as home_module
+    from ragbag.core import home as home_module
 
     umask = os.umask(0o022)
     os.umask(umask)
@@ -72,7 +73,8 @@ def materialize_source(home: Home, instance, name: str) -> dict[str, dict]:
         instance.add_dynamic_partitions(pdef.name, [name])
     result = dg.materialize(
         connector_chain(src.connector, connectors.get(src.connector)),
-        partition_key=name, instance=instance,
+        partition_key=name,
+        instance=instance,
         resources={"ragbag": RagbagHome(root=str(home.root))},
     )
     assert result.success
@@ -94,7 +96,10 @@ def write(root: Path, files: dict[str, str | bytes]) -> Path:
 def cli(*args: str, env: dict | None = None, check: bool = True, timeout: int = 300) -> subprocess.CompletedProcess:
     """Run the installed `ragbag` entry point in a subprocess."""
     proc = subprocess.run(
-        [RAGBAG, *args], capture_output=True, text=True, timeout=timeout,
+        [RAGBAG, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
         env={**os.environ, **(env or {})},
     )
     if check and proc.returncode != 0:
@@ -104,8 +109,10 @@ def cli(*args: str, env: dict | None = None, check: bool = True, timeout: int = 
 
 def strict_json(text: str):
     """json.loads that rejects NaN/Infinity, as JavaScript, jq and Go parsers do."""
+
     def refuse(token: str):
         raise ValueError(f"not strict JSON: {token}")
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -116,7 +123,7 @@ def cli_json(*args: str, **kw):
 def split_read(items) -> tuple[dict, set, list, dict]:
     """A connector read split into (documents by native id, Seen ids, ReadErrors, the cursor),
     asserting ids are unique and exactly one Cursor comes last."""
-    from ragbag.documents import Cursor, Document, ReadError, Seen
+    from ragbag.core.records import Cursor, Document, ReadError, Seen
 
     docs, seen, errors, cursors = {}, set(), [], []
     for item in items:
@@ -141,10 +148,20 @@ def platform_env(home: Home) -> dict:
 
 def two_sources(tmp_path: Path) -> None:
     """Two `files` sources, a and b, registered through the CLI (so their partitions exist)."""
-    a = write(tmp_path / "docs" / "a", {"a1.md": "# Alpha lisbon\n\nThe gate code in Lisbon is 4711.\n",
-                                        "a2.md": "# Alpha porto\n\nPorto trains leave at nine.\n"})
-    b = write(tmp_path / "docs" / "b", {"b1.md": "# Beta sourdough\n\nFeed the starter twice a day.\n",
-                                        "b2.txt": "Beta garden: water the tomatoes at dusk.\n"})
+    a = write(
+        tmp_path / "docs" / "a",
+        {
+            "a1.md": "# Alpha lisbon\n\nThe gate code in Lisbon is 4711.\n",
+            "a2.md": "# Alpha porto\n\nPorto trains leave at nine.\n",
+        },
+    )
+    b = write(
+        tmp_path / "docs" / "b",
+        {
+            "b1.md": "# Beta sourdough\n\nFeed the starter twice a day.\n",
+            "b2.txt": "Beta garden: water the tomatoes at dusk.\n",
+        },
+    )
     cli("add", "files", "a", str(a))
     cli("add", "files", "b", str(b))
 
@@ -160,8 +177,14 @@ def assert_searchable(home: Home, expect: dict[str, tuple[str, str]]) -> None:
         "q = json.loads(sys.argv[1])\n"
         "print(json.dumps({s: query.search(t, k=3, sources=[s])['title'].tolist() for s, (t, _) in q.items()}))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code, json.dumps(expect)], env=platform_env(home),
-                         cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(expect)],
+        env=platform_env(home),
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     titles = json.loads(out.stdout.strip().splitlines()[-1])
     for source, (_, first) in expect.items():

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import cli_json
-from ragbag import agent
-from ragbag.llm import Provider, Reply, ToolCall
-from ragbag.tools import Tools
 from test_tools import built_home
+
+from ragbag.answer import agent
+from ragbag.answer.llm import Provider, Reply, ToolCall
+from ragbag.answer.tools import Tools
 
 # One worker builds this module's home once (`make test` runs `--dist loadgroup`).
 pytestmark = pytest.mark.xdist_group("test_agent")
@@ -83,11 +83,13 @@ def test_json_actions_dispatch_tools_and_citations_resolve(kb):
 
 
 def test_malformed_action_gets_one_corrective_retry(kb):
-    prov = Scripted([
-        "I will search for the door code.",                       # prose, not JSON
-        act("search", query="lisbon door code", k=3),
-        final_citing_first_hit,
-    ])
+    prov = Scripted(
+        [
+            "I will search for the door code.",  # prose, not JSON
+            act("search", query="lisbon door code", k=3),
+            final_citing_first_hit,
+        ]
+    )
     res = agent.Agent(prov, Tools(kb)).run("door code?")
     assert res.forced is None and res.citations[0]["uri"].endswith("lisbon.md")
     correction = prov.calls[1][-1]
@@ -96,11 +98,13 @@ def test_malformed_action_gets_one_corrective_retry(kb):
 
 
 def test_invalid_arguments_are_malformed_and_two_in_a_row_force_the_answer(kb):
-    prov = Scripted([
-        act("search", query="door", k="many"),                   # fails the tool schema
-        json.dumps({"action": "delete_everything", "args": {}}),  # unknown action
-        "From what I saw, nothing conclusive.",                  # the forced answer, plain prose
-    ])
+    prov = Scripted(
+        [
+            act("search", query="door", k="many"),  # fails the tool schema
+            json.dumps({"action": "delete_everything", "args": {}}),  # unknown action
+            "From what I saw, nothing conclusive.",  # the forced answer, plain prose
+        ]
+    )
     res = agent.Agent(prov, Tools(kb)).run("door code?")
     assert res.forced == "two malformed actions in a row" and res.steps == []
     assert "invalid arguments at k" in prov.calls[1][-1]["content"]
@@ -124,11 +128,17 @@ def test_forced_answer_falls_back_to_extraction_when_the_model_gives_none(kb):
 
 
 def test_tool_errors_are_observations_the_model_recovers_from(kb):
-    prov = Scripted([
-        act("read_file", doc_id="/etc/passwd"),
-        lambda m: act("search", query="invoice boiler valve total", k=2) if "unknown doc_id" in _last_obs(m)["error"] else "x",
-        final_citing_first_hit,
-    ])
+    prov = Scripted(
+        [
+            act("read_file", doc_id="/etc/passwd"),
+            lambda m: (
+                act("search", query="invoice boiler valve total", k=2)
+                if "unknown doc_id" in _last_obs(m)["error"]
+                else "x"
+            ),
+            final_citing_first_hit,
+        ]
+    )
     res = agent.Agent(prov, Tools(kb)).run("how much was the plumber?")
     assert res.steps[0].error and not res.steps[1].error and res.forced is None
     assert res.citations[0]["uri"].endswith("invoice.txt")
@@ -136,8 +146,13 @@ def test_tool_errors_are_observations_the_model_recovers_from(kb):
 
 def test_native_tool_calls_and_user_filters(kb):
     def call_search(messages):
-        return Reply("looking", [ToolCall("search", {"query": "door code", "k": 5}, "t1"),
-                                 ToolCall("find_files", {"name_contains": "notes"}, "t2")])
+        return Reply(
+            "looking",
+            [
+                ToolCall("search", {"query": "door code", "k": 5}, "t1"),
+                ToolCall("find_files", {"name_contains": "notes"}, "t2"),
+            ],
+        )
 
     def answer(messages):
         tool_msgs = [m for m in messages if m["role"] == "tool"]
@@ -146,24 +161,36 @@ def test_native_tool_calls_and_user_filters(kb):
         assert hits and all(h["uri"].endswith(".txt") for h in hits)  # the user's filter bound the search
         return Reply(f"Only the invoice matches [c:{hits[0]['citation']}] and [c:ffffff].")
 
-    res = agent.Agent(Scripted([call_search, answer], native=True), Tools(kb),
-                      filters={"where": {"ext": "txt"}}).run("door code?")
+    res = agent.Agent(Scripted([call_search, answer], native=True), Tools(kb), filters={"where": {"ext": "txt"}}).run(
+        "door code?"
+    )
     assert [s.action for s in res.steps] == ["search", "find_files"]
     assert res.citations[0]["uri"].endswith(".txt") and res.unresolved == ["ffffff"]
 
 
 def test_parse_action_validates_strictly():
-    assert agent.parse_action('```json\n{"action": "final_answer", "args": {"answer": "x"}}\n```')["args"]["answer"] == "x"
-    for bad, msg in [("", "empty"), ("[1]", "JSON object"), ('{"action": "search"}', "'args' is a required"),
-                     ('{"action": "final_answer", "args": {}}', "answer"),
-                     ('{"action": "search", "args": {"query": "x"}, "extra": 1}', "Additional properties"),
-                     ('{"action": "grep_file", "args": {"doc_id": "d"}}', "pattern")]:
+    assert (
+        agent.parse_action('```json\n{"action": "final_answer", "args": {"answer": "x"}}\n```')["args"]["answer"] == "x"
+    )
+    for bad, msg in [
+        ("", "empty"),
+        ("[1]", "JSON object"),
+        ('{"action": "search"}', "'args' is a required"),
+        ('{"action": "final_answer", "args": {}}', "answer"),
+        ('{"action": "search", "args": {"query": "x"}, "extra": 1}', "Additional properties"),
+        ('{"action": "grep_file", "args": {"doc_id": "d"}}', "pattern"),
+    ]:
         with pytest.raises(agent.Malformed, match=msg):
             agent.parse_action(bad)
 
 
 def test_react_cli_with_the_offline_provider(kb):
-    out = cli_json("react", "when did the tomatoes go into the pots", "--max-steps", "3",
-                   env={"RAGBAG_HOME": str(kb.root), "RAGBAG_LLM": ""})
+    out = cli_json(
+        "react",
+        "when did the tomatoes go into the pots",
+        "--max-steps",
+        "3",
+        env={"RAGBAG_HOME": str(kb.root), "RAGBAG_LLM": ""},
+    )
     assert out["steps"][0]["action"] == "search" and "12 April" in out["answer"]
     assert out["citations"][0]["uri"].endswith("garden.md") and out["forced"] is None

@@ -5,13 +5,13 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-
 from conftest import RAGBAG, cli, cli_json
-from ragbag import ask, llm, prompts
-from ragbag.errors import RagbagError
-from ragbag.home import write_private
-from ragbag.llm import Provider
 from test_tools import built_home
+
+from ragbag.answer import ask, llm, prompts
+from ragbag.answer.llm import Provider
+from ragbag.core.errors import RagbagError
+from ragbag.core.home import write_private
 
 # One worker builds this module's home once (`make test` runs `--dist loadgroup`).
 pytestmark = pytest.mark.xdist_group("test_ask")
@@ -38,7 +38,7 @@ class Recorder(Provider):
 
     def stream(self, messages, context=None):
         self.seen.append((messages, context))
-        yield from (self.reply[i:i + 5] for i in range(0, len(self.reply), 5))
+        yield from (self.reply[i : i + 5] for i in range(0, len(self.reply), 5))
 
 
 def test_ask_cli_extractive_answer_cites_the_right_document(env):
@@ -71,8 +71,9 @@ def test_ask_errors_are_one_line(env):
         (("ask", "x", "--llm", "openai"), "OPENAI_API_KEY"),
         (("ask", "x", "--llm", "ollama"), "cannot reach http://127.0.0.1:9"),
     ]:
-        proc = cli(*args, env={**env, "OLLAMA_HOST": "127.0.0.1:9", "OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""},
-                   check=False)
+        proc = cli(
+            *args, env={**env, "OLLAMA_HOST": "127.0.0.1:9", "OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""}, check=False
+        )
         assert proc.returncode == 2, proc.stderr
         assert msg in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
@@ -136,8 +137,14 @@ def test_provider_resolution_flags_env_config(kb, monkeypatch):
 def test_interactive_session_keeps_the_conversation(env):
     import os
 
-    proc = subprocess.run([RAGBAG, "ask", "-i"], input="street door code in lisbon\nand the key box?\nwho won the 1998 world cup final\n",
-                          capture_output=True, text=True, timeout=300, env={**os.environ, **env})
+    proc = subprocess.run(
+        [RAGBAG, "ask", "-i"],
+        input="street door code in lisbon\nand the key box?\nwho won the 1998 world cup final\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **env},
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("ask>") >= 3 and "4411#" in proc.stdout
     follow_up = proc.stdout.split("ask>")[2]

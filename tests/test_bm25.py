@@ -1,6 +1,6 @@
 """Language-aware keyword tokens."""
 
-from ragbag import bm25
+from ragbag.index import bm25
 
 
 def test_chinese_is_segmented_and_digits_split_from_han():

@@ -6,16 +6,15 @@ import json
 import stat
 
 import pytest
-
 from conftest import cli, cli_json, write
 
 DOCS = {
     "recipes/pancakes.md": "# Pancakes\n\nWhisk two eggs with milk and flour; rest the batter ten minutes "
-                           "before frying in butter.\n",
+    "before frying in butter.\n",
     "work/standup.txt": "Standup notes: the database migration is blocked on the security review.\n",
     "web/page.html": "<html><head><title>Cycling route</title><script>var junk='tracker';</script></head>"
-                     "<body><nav>Home | Shop</nav><main><p>The coastal cycling route is 42 km with one "
-                     "steep climb near the lighthouse.</p></main></body></html>",
+    "<body><nav>Home | Shop</nav><main><p>The coastal cycling route is 42 km with one "
+    "steep climb near the lighthouse.</p></main></body></html>",
     "empty.md": "",
     "blob.txt": b"\x00\x01\x02binary\x00",
 }

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
 from conftest import cli, cli_json, split_read
-from connectors import browser
-from ragbag.documents import Document
-from ragbag.embedding import token_counter
-from ragbag.errors import RagbagError
-from ragbag.personal_eval import CHROME_SCHEMA, FIREFOX_SCHEMA  # Chromium's and Firefox's own tables
 
-UTC = timezone.utc
+from ragbag.apps.eval.personal_set import CHROME_SCHEMA, FIREFOX_SCHEMA  # Chromium's and Firefox's own tables
+from ragbag.connectors import browser
+from ragbag.core.errors import RagbagError
+from ragbag.core.records import Document
+from ragbag.models.embedding import token_counter
+
+UTC = UTC
 CHROME_EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
 LINK, TYPED, RELOAD = 0x30000000, 0x30000001, 0x30000008  # core types with chain-start/end bits
 
@@ -44,21 +44,27 @@ class Chrome:
         self.db = sqlite3.connect(path)
         self.db.executescript(CHROME_SCHEMA)
 
-    def url(self, url: str | bytes, title: str | bytes | None, visits: list[datetime],
-            hidden: int = 0) -> int:
+    def url(self, url: str | bytes, title: str | bytes | None, visits: list[datetime], hidden: int = 0) -> int:
         cur = self.db.execute(
             "INSERT INTO urls (url, title, visit_count, typed_count, last_visit_time, hidden)"
-            " VALUES (?, ?, 0, 0, 0, ?)", (url, title, hidden))
+            " VALUES (?, ?, 0, 0, 0, ?)",
+            (url, title, hidden),
+        )
         for v in visits:
             self.visit(cur.lastrowid, v)
         return cur.lastrowid
 
     def visit(self, url_id: int, when: datetime, transition: int = LINK) -> None:
         t = chrome_time(when)
-        self.db.execute("INSERT INTO visits (url, visit_time, from_visit, transition, segment_id,"
-                        " visit_duration) VALUES (?, ?, 0, ?, 0, 5000000)", (url_id, t, transition))
-        self.db.execute("UPDATE urls SET visit_count = visit_count + 1,"
-                        " last_visit_time = MAX(last_visit_time, ?) WHERE id = ?", (t, url_id))
+        self.db.execute(
+            "INSERT INTO visits (url, visit_time, from_visit, transition, segment_id,"
+            " visit_duration) VALUES (?, ?, 0, ?, 0, 5000000)",
+            (url_id, t, transition),
+        )
+        self.db.execute(
+            "UPDATE urls SET visit_count = visit_count + 1, last_visit_time = MAX(last_visit_time, ?) WHERE id = ?",
+            (t, url_id),
+        )
 
     def delete_url(self, url_id: int) -> None:  # "remove from history" deletes the visits too
         self.db.execute("DELETE FROM visits WHERE url = ?", (url_id,))
@@ -83,20 +89,32 @@ class Firefox:
         self.db.executescript(FIREFOX_SCHEMA)
         self.n = 0
 
-    def place(self, url: str, title: str | None, visits: list[datetime], hidden: int = 0,
-              description: str | None = None) -> int:
+    def place(
+        self, url: str, title: str | None, visits: list[datetime], hidden: int = 0, description: str | None = None
+    ) -> int:
         self.n += 1
         host = url.split("/")[2] if "://" in url else ""
         cur = self.db.execute(
             "INSERT INTO moz_places (url, title, rev_host, visit_count, hidden, typed, frecency,"
             " last_visit_date, guid, url_hash, description) VALUES (?, ?, ?, ?, ?, 0, 100, ?, ?, ?, ?)",
-            (url, title, host[::-1] + ".", len(visits), hidden,
-             max((firefox_time(v) for v in visits), default=None), f"guid{self.n:08d}",
-             hash(url) & 0xFFFFFFFF, description))
+            (
+                url,
+                title,
+                host[::-1] + ".",
+                len(visits),
+                hidden,
+                max((firefox_time(v) for v in visits), default=None),
+                f"guid{self.n:08d}",
+                hash(url) & 0xFFFFFFFF,
+                description,
+            ),
+        )
         for v in visits:
-            self.db.execute("INSERT INTO moz_historyvisits (from_visit, place_id, visit_date,"
-                            " visit_type, session, source) VALUES (0, ?, ?, 1, 0, 0)",
-                            (cur.lastrowid, firefox_time(v)))
+            self.db.execute(
+                "INSERT INTO moz_historyvisits (from_visit, place_id, visit_date,"
+                " visit_type, session, source) VALUES (0, ?, ?, 1, 0, 0)",
+                (cur.lastrowid, firefox_time(v)),
+            )
         return cur.lastrowid
 
     def commit(self) -> None:
@@ -115,15 +133,18 @@ def run(path, cursor=None):
 def chrome_profile(root: Path) -> tuple[Path, dict[str, int]]:
     c = Chrome(root / ".config" / "google-chrome" / "Default" / "History")
     ids = {
-        "bread": c.url("https://www.kingarthurbaking.com/recipes/sourdough-starter",
-                       "Sourdough Starter Recipe | King Arthur Baking",
-                       [at(1, 8), at(3, 9, 30), at(20, 18, 45)]),
+        "bread": c.url(
+            "https://www.kingarthurbaking.com/recipes/sourdough-starter",
+            "Sourdough Starter Recipe | King Arthur Baking",
+            [at(1, 8), at(3, 9, 30), at(20, 18, 45)],
+        ),
         "settings": c.url("chrome://settings/", "Settings", [at(2)]),
         "frame": c.url("https://ads.example.net/frame?id=1", "", [at(2)], hidden=1),
         "file": c.url("file:///home/me/notes.txt", "notes.txt", [at(2)]),
         "blank": c.url("about:blank", "", [at(2)]),
-        "spaetzle": c.url("https://de.wikipedia.org/wiki/K%C3%A4sesp%C3%A4tzle",
-                          "Käsespätzle – Wikipedia", [at(5, 19)]),
+        "spaetzle": c.url(
+            "https://de.wikipedia.org/wiki/K%C3%A4sesp%C3%A4tzle", "Käsespätzle – Wikipedia", [at(5, 19)]
+        ),
         "garbled": c.url("https://garbled.example.com/", b"Caf\xe9 \xff menu", [at(6)]),
         "untitled": c.url("https://example.com/untitled", None, [at(7)]),
     }
@@ -146,15 +167,20 @@ def test_chrome_pages_field_by_field_with_1601_epoch(tmp_path):
     assert bread.updated_at == datetime(2024, 5, 20, 18, 45, tzinfo=UTC)
     assert bread.metadata == {
         "url": "https://www.kingarthurbaking.com/recipes/sourdough-starter",
-        "domain": "kingarthurbaking.com", "title": "Sourdough Starter Recipe | King Arthur Baking",
-        "visit_count": 3, "first_visit": "2024-05-01T08:00:00+00:00",
-        "last_visit": "2024-05-20T18:45:00+00:00", "browser": "chrome", "profile": "Default",
+        "domain": "kingarthurbaking.com",
+        "title": "Sourdough Starter Recipe | King Arthur Baking",
+        "visit_count": 3,
+        "first_visit": "2024-05-01T08:00:00+00:00",
+        "last_visit": "2024-05-20T18:45:00+00:00",
+        "browser": "chrome",
+        "profile": "Default",
     }
     assert bread.text == (
         "Sourdough Starter Recipe | King Arthur Baking\n"
         "https://www.kingarthurbaking.com/recipes/sourdough-starter\n"
         "kingarthurbaking.com: visited 3 times in Chrome (Default profile), first on 2024-05-01,"
-        " last on 2024-05-20.\n")
+        " last on 2024-05-20.\n"
+    )
     spaetzle = docs["chrome/Default/https://de.wikipedia.org/wiki/K%C3%A4sesp%C3%A4tzle"]
     assert "https://de.wikipedia.org/wiki/Käsespätzle" in spaetzle.text  # escapes decoded for search
     assert spaetzle.metadata["domain"] == "de.wikipedia.org" and spaetzle.metadata["visit_count"] == 1
@@ -171,9 +197,12 @@ def test_chrome_pages_field_by_field_with_1601_epoch(tmp_path):
 def test_firefox_wal_rows_are_seen_and_the_live_files_are_untouched(tmp_path):
     path = tmp_path / "mozilla" / "firefox" / "k3x9.default-release" / "places.sqlite"
     ff = Firefox(path)
-    ff.place("https://developer.mozilla.org/en-US/docs/Web/HTTP/Caching", "HTTP caching - HTTP | MDN",
-             [at(2, 10), at(9, 16)],
-             description="The HTTP cache stores a response associated with a request and reuses it.")
+    ff.place(
+        "https://developer.mozilla.org/en-US/docs/Web/HTTP/Caching",
+        "HTTP caching - HTTP | MDN",
+        [at(2, 10), at(9, 16)],
+        description="The HTTP cache stores a response associated with a request and reuses it.",
+    )
     ff.place("place:sort=8&maxResults=10", "Recent Tags", [])
     ff.place("https://example.org/bookmarked-only", "Bookmarked", [])  # foreign_count, no visit
     ff.place("https://t.co/redirect", None, [at(2, 10)], hidden=1)
@@ -197,8 +226,7 @@ def test_firefox_wal_rows_are_seen_and_the_live_files_are_untouched(tmp_path):
 
 
 def snapshot_of(folder: Path) -> dict[str, tuple[str, int]]:
-    return {p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
-            for p in folder.iterdir()}
+    return {p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in folder.iterdir()}
 
 
 def test_chrome_holding_its_exclusive_lock_is_read_immutably(tmp_path):
@@ -227,8 +255,10 @@ def test_hot_rollback_journal_is_rolled_back_in_a_copy(tmp_path):
     writer.execute("PRAGMA cache_spill = 1")
     writer.execute("PRAGMA cache_size = 1")
     for n in range(300):  # force pages out to the database file before commit
-        writer.execute("INSERT INTO urls (url, title, last_visit_time) VALUES (?, 'x', 1)",
-                       (f"https://uncommitted.example/{n}/" + "x" * 500,))
+        writer.execute(
+            "INSERT INTO urls (url, title, last_visit_time) VALUES (?, 'x', 1)",
+            (f"https://uncommitted.example/{n}/" + "x" * 500,),
+        )
     assert path.with_name("History-journal").stat().st_size > 0
     before = snapshot_of(path.parent)
     docs, _, _, _ = run(path)
@@ -261,6 +291,8 @@ def test_browser_is_named_by_path_else_by_schema(tmp_path):
     assert browser.browser_for(Path("/x/.mozilla/firefox/a.default/places.sqlite"), "firefox") == "firefox"
     # a Firefox file in a Chrome-named folder is still Firefox: the schema decides the family
     assert browser.browser_for(Path("/x/google-chrome/p/places.sqlite"), "firefox") == "firefox"
+
+
 def test_incremental_rereads_revisited_and_new_urls_and_vouches_for_the_rest(tmp_path):
     path, ids = chrome_profile(tmp_path)
     docs1, _, _, cursor1 = run(path)
@@ -277,8 +309,10 @@ def test_incremental_rereads_revisited_and_new_urls_and_vouches_for_the_rest(tmp
     c.close()
 
     docs, seen, errors, cursor3 = run(path, cursor1)
-    assert set(docs) == {"chrome/Default/https://de.wikipedia.org/wiki/K%C3%A4sesp%C3%A4tzle",
-                         "chrome/Default/https://www.seriouseats.com/the-food-lab-pizza"}
+    assert set(docs) == {
+        "chrome/Default/https://de.wikipedia.org/wiki/K%C3%A4sesp%C3%A4tzle",
+        "chrome/Default/https://www.seriouseats.com/the-food-lab-pizza",
+    }
     spaetzle = docs["chrome/Default/https://de.wikipedia.org/wiki/K%C3%A4sesp%C3%A4tzle"]
     assert spaetzle.metadata["visit_count"] == 2 and spaetzle.updated_at == at(25, 20)
     assert spaetzle.created_at == at(5, 19) and "visited 2 times" in spaetzle.text
@@ -308,8 +342,7 @@ def test_cleared_history_propagates_as_deletions(tmp_path):
     # Chrome expiring visits older than 90 days: the URL stays with fewer visits
     _, _, _, cursor = run(path)
     db = sqlite3.connect(path)
-    db.execute("DELETE FROM visits WHERE url = ? AND visit_time < ?",
-               (ids["spaetzle"], chrome_time(at(6))))
+    db.execute("DELETE FROM visits WHERE url = ? AND visit_time < ?", (ids["spaetzle"], chrome_time(at(6))))
     db.execute("INSERT INTO visits (url, visit_time) VALUES (?, ?)", (ids["spaetzle"], chrome_time(at(28))))
     db.commit()
     db.close()
@@ -426,11 +459,17 @@ def test_end_to_end_build_search_filter_and_deletion(home, tmp_path):
     root = tmp_path / "browsers"
     chrome, ids = chrome_profile(root)
     ff = Firefox(root / ".mozilla" / "firefox" / "k3x9.default-release" / "places.sqlite")
-    ff.place("https://developer.mozilla.org/en-US/docs/Web/HTTP/Caching", "HTTP caching - HTTP | MDN",
-             [at(2, 10), at(9, 16)],
-             description="The HTTP cache stores a response associated with a request and reuses it.")
-    ff.place("https://www.theguardian.com/world/2024/may/28/volcano-eruption-iceland",
-             "Iceland volcano erupts again near Grindavík", [at(28, 7)])
+    ff.place(
+        "https://developer.mozilla.org/en-US/docs/Web/HTTP/Caching",
+        "HTTP caching - HTTP | MDN",
+        [at(2, 10), at(9, 16)],
+        description="The HTTP cache stores a response associated with a request and reuses it.",
+    )
+    ff.place(
+        "https://www.theguardian.com/world/2024/may/28/volcano-eruption-iceland",
+        "Iceland volcano erupts again near Grindavík",
+        [at(28, 7)],
+    )
     ff.commit()  # Firefox still "running": its rows are in the WAL
     cli("add", "browser", "web", str(root))
     (rep,) = cli_json("build")
@@ -469,9 +508,13 @@ def test_an_old_firefox_schema_without_last_visit_date_is_read_from_its_visits(t
         CREATE TABLE moz_historyvisits (id INTEGER PRIMARY KEY, from_visit INTEGER, place_id INTEGER,
             visit_date INTEGER, visit_type INTEGER, session INTEGER);
     """)
-    db.execute("INSERT INTO moz_places VALUES (1, 'https://www.dhl.de/track?id=JJD0001234567890', 'DHL Sendung',"
-               " 'ed.lhd.www.', 2, 0, 1, NULL, 100)")
-    db.execute("INSERT INTO moz_places VALUES (2, 'https://example.org/never', 'never visited', 'gro.elpmaxe.', 0, 0, 0, NULL, 0)")
+    db.execute(
+        "INSERT INTO moz_places VALUES (1, 'https://www.dhl.de/track?id=JJD0001234567890', 'DHL Sendung',"
+        " 'ed.lhd.www.', 2, 0, 1, NULL, 100)"
+    )
+    db.execute(
+        "INSERT INTO moz_places VALUES (2, 'https://example.org/never', 'never visited', 'gro.elpmaxe.', 0, 0, 0, NULL, 0)"
+    )
     for vid, day in ((1, 3), (2, 5)):
         db.execute("INSERT INTO moz_historyvisits VALUES (?, 0, 1, ?, 1, 0)", (vid, firefox_time(at(day))))
     db.commit()

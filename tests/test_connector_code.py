@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from connectors import code
-from ragbag.documents import Document, ReadError, Span
-from ragbag.embedding import token_counter
+from ragbag.connectors import code
+from ragbag.core.records import Document, ReadError, Span
+from ragbag.models.embedding import token_counter
 
 GREETER_PY = '''"""Greeting helpers."""
 import functools
@@ -230,9 +230,22 @@ def test_walk_honours_gitignore_binaries_and_size(repo):
     docs, errors = read_repo(repo)
     assert list(docs) == sorted(docs)
     assert set(docs) == {
-        ".github/workflows/ci.yml", ".gitignore", "Makefile", "README.md", "generated.py",
-        "greeter.py", "local/y.py", "main.go", "pkg/.gitignore", "pkg/core.py", "pkg/keep.log",
-        "pyproject.toml", "src/Hello.java", "src/lib.rs", "web/App.tsx", "web/shapes.ts",
+        ".github/workflows/ci.yml",
+        ".gitignore",
+        "Makefile",
+        "README.md",
+        "generated.py",
+        "greeter.py",
+        "local/y.py",
+        "main.go",
+        "pkg/.gitignore",
+        "pkg/core.py",
+        "pkg/keep.log",
+        "pyproject.toml",
+        "src/Hello.java",
+        "src/lib.rs",
+        "web/App.tsx",
+        "web/shapes.ts",
         "web/util.js",
     }
     assert set(errors) == {"logo.png", "big.txt"}
@@ -248,15 +261,25 @@ def test_document_fields_and_languages(repo):
     assert doc.uri == str((repo / "greeter.py").absolute())
     assert doc.updated_at is not None and doc.updated_at.utcoffset().total_seconds() == 0
     assert doc.metadata == {
-        "path": "greeter.py", "language": "python", "ext": "py",
-        "size": len(GREETER_PY.encode()), "lines": GREETER_PY.count("\n"),
+        "path": "greeter.py",
+        "language": "python",
+        "ext": "py",
+        "size": len(GREETER_PY.encode()),
+        "lines": GREETER_PY.count("\n"),
     }
     json.dumps(doc.metadata)
     languages = {rel: d.metadata["language"] for rel, d in docs.items()}
     assert languages["web/shapes.ts"] == languages["web/App.tsx"] == "typescript"
     assert languages["web/util.js"] == "javascript"
-    expected = {"main.go": "go", "src/lib.rs": "rust", "src/Hello.java": "java", "Makefile": "make",
-                "pyproject.toml": "toml", "README.md": "markdown", "generated.py": "python"}
+    expected = {
+        "main.go": "go",
+        "src/lib.rs": "rust",
+        "src/Hello.java": "java",
+        "Makefile": "make",
+        "pyproject.toml": "toml",
+        "README.md": "markdown",
+        "generated.py": "python",
+    }
     assert {rel: languages[rel] for rel in expected} == expected
     assert languages[".github/workflows/ci.yml"] == "yaml"
 

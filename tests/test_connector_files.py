@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import timezone
+from datetime import UTC
 from pathlib import Path
 
 import pytest
 
-from connectors import files
-from ragbag.documents import Document, ReadError
-from ragbag.embedding import token_counter
-from ragbag.personal_eval import pdf_file
+from ragbag.apps.eval.personal_set import pdf_file
+from ragbag.connectors import files
+from ragbag.core.records import Document, ReadError
+from ragbag.models.embedding import token_counter
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +22,7 @@ def count():
 
 def make_pdf(pages: list[list[str]], title: str = "") -> bytes:
     """A minimal valid PDF: one Helvetica text stream per page, byte-exact xref table."""
+
     def esc(s: str) -> str:
         return s.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
@@ -112,8 +113,11 @@ def test_markdown_title_metadata_and_sections(tmp_path, count):
     assert doc.created_at is None
     assert doc.updated_at.tzinfo is not None and doc.updated_at.utcoffset().total_seconds() == 0
     assert doc.metadata == {
-        "path": "guide.md", "ext": "md", "format": "markdown",
-        "size": len(MARKDOWN.encode()), "encoding": "utf-8",
+        "path": "guide.md",
+        "ext": "md",
+        "format": "markdown",
+        "size": len(MARKDOWN.encode()),
+        "encoding": "utf-8",
     }
     json.dumps(doc.metadata)
     assert docs["notes.txt"].title == "notes.txt"
@@ -140,8 +144,17 @@ def test_html_keeps_main_text_and_drops_noise(tmp_path, count):
     assert errors == []
     doc = docs["owls.html"]
     assert doc.title == "Owl Facts"
-    for noise in ("SCRIPTNOISE", "HEADERNOISE", "NAVNOISE", "ASIDENOISE", "FOOTERNOISE",
-                  "NOSCRIPTNOISE", "COMMENTNOISE", "color: red", "Owl Facts"):
+    for noise in (
+        "SCRIPTNOISE",
+        "HEADERNOISE",
+        "NAVNOISE",
+        "ASIDENOISE",
+        "FOOTERNOISE",
+        "NOSCRIPTNOISE",
+        "COMMENTNOISE",
+        "color: red",
+        "Owl Facts",
+    ):
         assert noise not in doc.text
     assert doc.text.startswith("# All about owls\n\nOwls are birds of prey.\n\n## Sight\n\n")
     assert "They see well\nin the dark." in doc.text
@@ -168,8 +181,7 @@ def test_html_article_header_is_content_and_several_articles_are_all_kept(tmp_pa
         "<p>Post body.</p></article></body>"
     )
     (tmp_path / "index.html").write_text(
-        "<body><article><h2>First</h2><p>One.</p></article>"
-        "<article><h2>Second</h2><p>Two.</p></article></body>"
+        "<body><article><h2>First</h2><p>One.</p></article><article><h2>Second</h2><p>Two.</p></article></body>"
     )
     docs, _ = read_all(tmp_path)
     assert docs["post.html"].text == "# Post title\n\nPost body.\n"
@@ -282,7 +294,7 @@ def test_single_file_and_missing_path(tmp_path):
     os.utime(sub / "one.md", (1_700_000_000, 1_700_000_000))
     (doc,) = files.read(sub / "one.md", "docs")
     assert doc.native_id == "one.md" and doc.metadata["path"] == "one.md"
-    assert doc.updated_at.timestamp() == 1_700_000_000 and doc.updated_at.tzinfo == timezone.utc
+    assert doc.updated_at.timestamp() == 1_700_000_000 and doc.updated_at.tzinfo == UTC
     (err,) = files.read(tmp_path / "nope", "docs")
     assert isinstance(err, ReadError) and "no such file" in err.error
     (tmp_path / "x.docx").write_bytes(b"PK")
@@ -310,14 +322,14 @@ def test_unlistable_folder_is_reported(tmp_path, monkeypatch):
 
 
 def test_short_cp1252_text_is_not_taken_for_a_sibling_code_page():
-    from connectors.files import decode
+    from ragbag.connectors.files import decode
 
     assert decode("Café".encode("cp1252")) == ("Café", "cp1252")
     assert decode("Привет, как дела? Встреча завтра в офисе.".encode("cp1251"))[0].startswith("Привет")
 
 
 def test_mostly_utf8_keeps_its_characters_and_cp1252_stays_cp1252():
-    from connectors.files import decode
+    from ragbag.connectors.files import decode
 
     text, enc = decode(("Preis: 12 € für Käse, Grüße aus Köln.\n" * 5).encode() + b"caf\xe9\n")
     assert enc == "utf-8" and text.count("€") == 5 and "â‚¬" not in text and text.count("\ufffd") == 1

@@ -6,21 +6,23 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
 from conftest import cli, cli_json, split_read
-from connectors import imessage
-from connectors.files import Unreadable
-from ragbag.documents import Document
-from ragbag.embedding import token_counter
-from ragbag.errors import RagbagError
-from ragbag.personal_eval import CHAT_DB_SCHEMA, ts_class, ts_length  # chat.db as Messages creates it
 
-UTC = timezone.utc
+from ragbag.apps.eval.personal_set import CHAT_DB_SCHEMA, ts_class, ts_length  # chat.db as Messages creates it
+from ragbag.connectors import imessage
+from ragbag.connectors.files import Unreadable
+from ragbag.core.errors import RagbagError
+from ragbag.core.records import Document
+from ragbag.models.embedding import token_counter
+
+UTC = UTC
 APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=UTC)
+
+
 def typedstream(text: str, mutable: bool = False) -> bytes:
     """An attributedBody as Messages writes it: NSArchiver's typedstream of an
     NS(Mutable)AttributedString whose string object is an NS(Mutable)String, then the attribute
@@ -29,17 +31,23 @@ def typedstream(text: str, mutable: bool = False) -> bytes:
     out = b"\x04\x0bstreamtyped\x81\xe8\x03"  # typedstream v4, signature, system version 1000
     out += b"\x84\x01@\x84"  # type "@": a new object follows
     if mutable:
-        out += (ts_class(b"NSMutableAttributedString", 0) + ts_class(b"NSAttributedString", 0)
-                + ts_class(b"NSObject", 0) + b"\x85")
+        out += (
+            ts_class(b"NSMutableAttributedString", 0)
+            + ts_class(b"NSAttributedString", 0)
+            + ts_class(b"NSObject", 0)
+            + b"\x85"
+        )
         out += b"\x92\x84" + ts_class(b"NSMutableString", 1) + ts_class(b"NSString", 1) + b"\x95"
     else:
         out += ts_class(b"NSAttributedString", 0) + ts_class(b"NSObject", 0) + b"\x85"
         out += b"\x92\x84" + ts_class(b"NSString", 1) + b"\x94"
     out += b"\x84\x01+" + ts_length(len(data)) + data + b"\x86"
     out += b"\x84\x02iI\x01" + ts_length(len(text.encode("utf-16-le")) // 2)
-    out += (b"\x92\x84\x84\x84\x0cNSDictionary\x00\x94\x84\x01i\x01\x92\x84\x96\x96\x1d"
-            b"__kIMMessagePartAttributeName\x86\x92\x84\x84\x84\x08NSNumber\x00\x84\x84\x07"
-            b"NSValue\x00\x94\x84\x01*\x84\x99\x99\x00\x86\x86\x86")
+    out += (
+        b"\x92\x84\x84\x84\x0cNSDictionary\x00\x94\x84\x01i\x01\x92\x84\x96\x96\x1d"
+        b"__kIMMessagePartAttributeName\x86\x92\x84\x84\x84\x08NSNumber\x00\x84\x84\x07"
+        b"NSValue\x00\x94\x84\x01*\x84\x99\x99\x00\x86\x86\x86"
+    )
     return out
 
 
@@ -67,7 +75,7 @@ class ChatDB:
         self.n = 0
 
     @classmethod
-    def open(cls, path: Path) -> "ChatDB":
+    def open(cls, path: Path) -> ChatDB:
         self = cls.__new__(cls)
         self.path, self.db = path, sqlite3.connect(path)
         self.handles = dict((i, r) for r, i in self.db.execute("SELECT ROWID, id FROM handle"))
@@ -76,26 +84,47 @@ class ChatDB:
 
     def handle(self, ident: str, service: str = "iMessage") -> int:
         if ident not in self.handles:
-            cur = self.db.execute("INSERT INTO handle (id, country, service, uncanonicalized_id,"
-                                  " person_centric_id) VALUES (?, 'us', ?, NULL, NULL)", (ident, service))
+            cur = self.db.execute(
+                "INSERT INTO handle (id, country, service, uncanonicalized_id,"
+                " person_centric_id) VALUES (?, 'us', ?, NULL, NULL)",
+                (ident, service),
+            )
             self.handles[ident] = cur.lastrowid
         return self.handles[ident]
 
-    def chat(self, guid: str, identifier: str, members: list[str], name: str | None = None,
-             service: str = "iMessage") -> int:
+    def chat(
+        self, guid: str, identifier: str, members: list[str], name: str | None = None, service: str = "iMessage"
+    ) -> int:
         style = 43 if len(members) > 1 else 45
         cur = self.db.execute(
             "INSERT INTO chat (guid, style, state, account_id, chat_identifier, service_name,"
             " room_name, display_name, group_id) VALUES (?, ?, 3, 'A1', ?, ?, ?, ?, ?)",
-            (guid, style, identifier, service, identifier if style == 43 else None, name or "",
-             str(uuid.UUID(int=len(guid)))))
+            (
+                guid,
+                style,
+                identifier,
+                service,
+                identifier if style == 43 else None,
+                name or "",
+                str(uuid.UUID(int=len(guid))),
+            ),
+        )
         for m in members:
             self.db.execute("INSERT INTO chat_handle_join VALUES (?, ?)", (cur.lastrowid, self.handle(m, service)))
         return cur.lastrowid
 
-    def message(self, chat: int, when: datetime | int, sender: str | None, text: str | None = None,
-                body: bytes | None = None, tapback: int = 0, item_type: int = 0,
-                service: str = "iMessage", raw_text: bytes | None = None) -> tuple[int, str]:
+    def message(
+        self,
+        chat: int,
+        when: datetime | int,
+        sender: str | None,
+        text: str | None = None,
+        body: bytes | None = None,
+        tapback: int = 0,
+        item_type: int = 0,
+        service: str = "iMessage",
+        raw_text: bytes | None = None,
+    ) -> tuple[int, str]:
         self.n += 1
         guid = str(uuid.UUID(int=self.n * 7919)).upper()
         date = when if isinstance(when, int) else apple_ns(when)
@@ -105,9 +134,21 @@ class ChatDB:
             " date_read, date_delivered, is_delivered, is_finished, is_from_me, is_read, is_sent,"
             " item_type, associated_message_guid, associated_message_type, cache_roomnames)"
             " VALUES (?, ?, ?, ?, ?, 'e:me@icloud.com', ?, ?, 0, 1, 1, ?, 1, ?, ?, ?, ?, NULL)",
-            (guid, raw_text if raw_text is not None else text, handle, body, service, date, date,
-             int(sender is None), int(sender is None), item_type,
-             "p:0/" + guid if tapback else None, tapback))
+            (
+                guid,
+                raw_text if raw_text is not None else text,
+                handle,
+                body,
+                service,
+                date,
+                date,
+                int(sender is None),
+                int(sender is None),
+                item_type,
+                "p:0/" + guid if tapback else None,
+                tapback,
+            ),
+        )
         self.db.execute("INSERT INTO chat_message_join VALUES (?, ?, ?)", (chat, cur.lastrowid, date))
         return cur.lastrowid, guid
 
@@ -119,8 +160,10 @@ class ChatDB:
 
 BOB = "+15551234567"
 ALICE, CAROL = "alice@example.com", "carol@example.com"
-CAROL_LONG = ("I think the well stands for the part of yourself you only reach when you stop running; "
-              "Toru sitting at the bottom for days is the book's whole argument about grief.")
+CAROL_LONG = (
+    "I think the well stands for the part of yourself you only reach when you stop running; "
+    "Toru sitting at the bottom for days is the book's whole argument about grief."
+)
 
 
 def fixture_db(path: Path, wal: bool = True) -> tuple[ChatDB, dict]:
@@ -130,7 +173,12 @@ def fixture_db(path: Path, wal: bool = True) -> tuple[ChatDB, dict]:
     ids = {"bob": bob, "club": club}
     ids["w1"] = db.message(bob, at(1, 14, 3), BOB, "The plumber came by this morning")
     db.message(bob, at(1, 14, 5), None, body=typedstream("Did he fix the kitchen sink?"))
-    db.message(bob, at(1, 14, 6), BOB, body=typedstream("Yes, he replaced the leaking faucet washer.\nOnly 80 dollars!", mutable=True))
+    db.message(
+        bob,
+        at(1, 14, 6),
+        BOB,
+        body=typedstream("Yes, he replaced the leaking faucet washer.\nOnly 80 dollars!", mutable=True),
+    )
     db.message(bob, at(1, 14, 7), None, "Loved “Yes, he replaced the leaking faucet washer.”", tapback=2000)
     db.message(bob, at(1, 14, 8), BOB, "\ufffc", body=typedstream("\ufffc"))  # a photo alone
     ids["w2"] = db.message(bob, at(1, 18, 30), BOB, "Dinner at 8 at the Thai place?")
@@ -159,17 +207,20 @@ def test_typedstream_bodies_of_every_length_and_class_chain():
     assert blob[at_ : at_ + 5] == b"\x82\x70\x11\x01\x00"
 
 
-@pytest.mark.parametrize("blob, reason", [
-    (b"", "not a typedstream"),
-    (bytes(range(64)), "not a typedstream"),
-    (b"bplist00\xd4\x01\x02\x03\x04\x05\x06\x07\x0aX$versionY$archiverT$topX$objects", "not a typedstream"),
-    (b"\x04\x0bstreamtyped\x81\xe8\x03\x84\x01@", "no NSString"),
-    (typedstream("hello world")[: typedstream("hello world").index(b"hello") + 5], "truncated"),
-    (typedstream("hello").replace(b"+\x05hello", b"+\x90hello"), "unknown length tag 0x90"),
-    (typedstream("hello").replace(b"+\x05hello", b"+\x81\x05"), "truncated"),
-    (typedstream("hello").replace(b"hello", b"h\xffllo"), "not UTF-8"),
-    (typedstream("hello").replace(b"\x84\x01+", b"\x84\x01-"), "no byte string"),
-])
+@pytest.mark.parametrize(
+    "blob, reason",
+    [
+        (b"", "not a typedstream"),
+        (bytes(range(64)), "not a typedstream"),
+        (b"bplist00\xd4\x01\x02\x03\x04\x05\x06\x07\x0aX$versionY$archiverT$topX$objects", "not a typedstream"),
+        (b"\x04\x0bstreamtyped\x81\xe8\x03\x84\x01@", "no NSString"),
+        (typedstream("hello world")[: typedstream("hello world").index(b"hello") + 5], "truncated"),
+        (typedstream("hello").replace(b"+\x05hello", b"+\x90hello"), "unknown length tag 0x90"),
+        (typedstream("hello").replace(b"+\x05hello", b"+\x81\x05"), "truncated"),
+        (typedstream("hello").replace(b"hello", b"h\xffllo"), "not UTF-8"),
+        (typedstream("hello").replace(b"\x84\x01+", b"\x84\x01-"), "no byte string"),
+    ],
+)
 def test_garbage_bodies_raise_unreadable(blob, reason):
     with pytest.raises(Unreadable, match=reason):
         imessage.attributed_text(blob)
@@ -191,26 +242,38 @@ def test_windows_field_by_field(tmp_path):
         f"2024-05-01 14:03 {BOB}: The plumber came by this morning\n"
         "2024-05-01 14:05 Me: Did he fix the kitchen sink?\n"
         f"2024-05-01 14:06 {BOB}: Yes, he replaced the leaking faucet washer.\n"
-        "  Only 80 dollars!\n")  # the tapback and the photo-only message are not content
+        "  Only 80 dollars!\n"
+    )  # the tapback and the photo-only message are not content
     assert bob1.title == f"{BOB} — 2024-05-01 14:03"
     assert bob1.created_at == at(1, 14, 3) and bob1.updated_at == at(1, 14, 6)
     assert bob1.authors == [BOB, "Me"]
     assert bob1.uri == f"{path.absolute()}#iMessage;-;{BOB}/{ids['w1'][1]}"
     assert bob1.metadata == {
-        "chat": BOB, "chat_guid": f"iMessage;-;{BOB}", "chat_identifier": BOB, "display_name": "",
-        "participants": [BOB], "sender": [BOB, "Me"], "is_from_me": True, "is_group": False,
-        "service": "iMessage", "date": "2024-05-01", "messages": 3,
+        "chat": BOB,
+        "chat_guid": f"iMessage;-;{BOB}",
+        "chat_identifier": BOB,
+        "display_name": "",
+        "participants": [BOB],
+        "sender": [BOB, "Me"],
+        "is_from_me": True,
+        "is_group": False,
+        "service": "iMessage",
+        "date": "2024-05-01",
+        "messages": 3,
     }
     bob2 = docs[f"iMessage;-;{BOB}/{ids['w2'][1]}"]  # after a gap of more than an hour
-    assert bob2.text == (f"2024-05-01 18:30 {BOB}: Dinner at 8 at the Thai place?\n"
-                         "2024-05-01 18:33 Me: Sounds good 👍\n")
+    assert bob2.text == (
+        f"2024-05-01 18:30 {BOB}: Dinner at 8 at the Thai place?\n2024-05-01 18:33 Me: Sounds good 👍\n"
+    )
     (err,) = errors  # the garbage blob: reported with file and ROWID, its window still read
     assert err.uri == f"{path.absolute()}#{ids['garbage'][0]}" and "not a typedstream" in err.error
     club = docs[f"iMessage;+;chat123456789/{ids['w3'][1]}"]
     assert club.title == "Book club — 2024-05-03 20:00"
-    assert club.text == (f"2024-05-03 20:00 {ALICE}: Finished the Murakami novel\n"
-                         f"2024-05-03 20:02 {CAROL}: {CAROL_LONG}\n"
-                         "2024-05-03 20:04 Me: 📚 Next month: The Left Hand of Darkness\n")
+    assert club.text == (
+        f"2024-05-03 20:00 {ALICE}: Finished the Murakami novel\n"
+        f"2024-05-03 20:02 {CAROL}: {CAROL_LONG}\n"
+        "2024-05-03 20:04 Me: 📚 Next month: The Left Hand of Darkness\n"
+    )
     assert club.metadata["participants"] == [ALICE, CAROL] and club.metadata["is_group"] is True
     assert club.metadata["sender"] == [ALICE, CAROL, "Me"] and club.metadata["chat"] == "Book club"
     assert len(docs) == 3 and not seen
@@ -222,11 +285,13 @@ def test_live_wal_database_is_read_from_a_copy_and_left_untouched(tmp_path):
     db.db.commit()  # Messages is running: the rows are only in chat.db-wal
     wal = db.path.with_name("chat.db-wal")
     assert wal.stat().st_size > 0
-    before = {p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
-              for p in db.path.parent.iterdir()}
+    before = {
+        p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in db.path.parent.iterdir()
+    }
     docs, _, _, _ = run(tmp_path / "Messages")
-    after = {p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
-             for p in db.path.parent.iterdir()}
+    after = {
+        p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in db.path.parent.iterdir()
+    }
     assert after == before and len(docs) == 3
     db.close()
 
@@ -279,8 +344,10 @@ def test_incremental_refresh_reads_only_new_or_changed_windows(tmp_path):
     bob1 = f"iMessage;-;{BOB}/{ids['w1'][1]}"
     db = ChatDB.open(path)
     db.message(ids["bob"], at(1, 14, 4), None, "Was it the guy from the flyer?")
-    db.db.execute("UPDATE message SET text = ?, date_edited = ? WHERE ROWID = ?",
-                  ("Finished the Murakami novel last night", apple_ns(at(3, 20, 9)), ids["w3"][0]))
+    db.db.execute(
+        "UPDATE message SET text = ?, date_edited = ? WHERE ROWID = ?",
+        ("Finished the Murakami novel last night", apple_ns(at(3, 20, 9)), ids["w3"][0]),
+    )
     db.close()
     docs, seen, _, cursor3 = run(path, cursor2)
     assert set(docs) == {bob1, f"iMessage;+;chat123456789/{ids['w3'][1]}"}
@@ -394,8 +461,7 @@ def test_end_to_end_build_search_and_filters(home, tmp_path):
     assert rep["status"] == "success" and rep["documents"] == 3 and len(rep["errors"]) == 1
     hits = cli_json("search", "who repaired the dripping tap and what did it cost", "-k", "1")
     assert hits[0]["title"] == f"{BOB} — 2024-05-01 14:03" and "80 dollars" in hits[0]["text"]
-    hits = cli_json("search", "novel discussion", "-k", "5",
-                    "--where", json_where({"sender": {"contains": CAROL}}))
+    hits = cli_json("search", "novel discussion", "-k", "5", "--where", json_where({"sender": {"contains": CAROL}}))
     assert [h["metadata"]["chat"] for h in hits] == ["Book club"]
     hits = cli_json("search", "dinner plans", "-k", "5", "--after", "2024-05-02")
     assert {h["metadata"]["chat"] for h in hits} == {"Book club"}

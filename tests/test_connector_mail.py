@@ -6,25 +6,29 @@ import base64
 import os
 import plistlib
 import quopri
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
 from conftest import cli, cli_json, write
-from connectors import mail
-from ragbag.documents import Cursor, Document, ReadError, Seen
-from ragbag.embedding import token_counter
 
+from ragbag.connectors import mail
+from ragbag.core.records import Cursor, Document, ReadError, Seen
+from ragbag.models.embedding import token_counter
 
 # ----------------------------------------------------------------------------- fixture writers
 
 
 def rfc822(
-    subject: str = "Hello", sender: str = "Alice Example <alice@example.com>",
-    to: str = "Bob <bob@example.org>", date: str = "Tue, 02 Jan 2024 10:30:00 +0100",
-    msgid: str | None = "<m1@example.com>", body: str = "Hi Bob.\n", extra: str = "",
-    content_type: str = "text/plain; charset=utf-8", cte: str = "8bit",
+    subject: str = "Hello",
+    sender: str = "Alice Example <alice@example.com>",
+    to: str = "Bob <bob@example.org>",
+    date: str = "Tue, 02 Jan 2024 10:30:00 +0100",
+    msgid: str | None = "<m1@example.com>",
+    body: str = "Hi Bob.\n",
+    extra: str = "",
+    content_type: str = "text/plain; charset=utf-8",
+    cte: str = "8bit",
 ) -> bytes:
     """One message as it sits on disk: CRLF-free header block, blank line, body (bytes)."""
     head = [f"From: {sender}", f"To: {to}", f"Subject: {subject}", f"Date: {date}"]
@@ -48,8 +52,11 @@ def mbox(messages: list[bytes], postmark: str = "From - Tue Jan 02 09:30:00 2024
 
 def emlx(msg: bytes, received: int = 1704189000, trailer: bytes | None = None) -> bytes:
     """Apple Mail .emlx: byte-count line (right-padded as Mail writes it), message, plist."""
-    plist = trailer if trailer is not None else plistlib.dumps(
-        {"date-received": received, "flags": 8590195713, "remote-id": "4242"})
+    plist = (
+        trailer
+        if trailer is not None
+        else plistlib.dumps({"date-received": received, "flags": 8590195713, "remote-id": "4242"})
+    )
     return f"{len(msg):<10d}\n".encode() + msg + plist
 
 
@@ -126,69 +133,117 @@ iVBORw0KGgo=
 def mail_tree(root: Path) -> Path:
     """A folder holding a Thunderbird mbox, a Gmail Takeout mbox, a Maildir (with a Maildir++
     subfolder), an Apple Mail V10 tree, an Enron-style folder and some non-mail files."""
-    thunderbird = mbox([
-        rfc822(subject="Re: Harbour survey", msgid="<reply1@example.com>", body=REPLY_BODY,
-               extra="In-Reply-To: <root1@example.org>\nReferences: <root1@example.org>"),
-        rfc822(subject="Fwd: Escaping", msgid="<esc@example.com>",
-               body="Line one.\nFrom the top, again.\n>From here it was quoted.\n"),
-        rfc822(subject=f"=?gb2312?B?{b64(GBK_SUBJECT, 'gbk')}?=", msgid="<gbk@example.cn>",
-               sender="=?gb2312?B?" + b64("王小明", "gbk") + "?= <wang@example.cn>",
-               content_type="text/plain; charset=gb2312", cte="base64",
-               body=b64(GBK_BODY, "gbk") + "\n"),
-        b"this is garbage without any header block at all\n\x00\x01\x02\n",
-    ])
-    takeout = mbox([
-        rfc822(subject="=?UTF-8?Q?Caf=C3=A9_r=C3=A9union?= =?UTF-8?B?4pyT?=",
-               msgid="<takeout1@mail.gmail.com>",
-               extra="X-Gmail-Labels: Inbox,Important,Category Personal",
-               content_type="text/html; charset=utf-8", body=HTML_BODY),
-        rfc822(subject="=?iso-8859-1?Q?Cr=E8me_br=FBl=E9e_recipe?=", msgid="<latin@example.fr>",
-               content_type="text/plain; charset=iso-8859-1", cte="quoted-printable",
-               body=qp("Mélangez la crème et le sucre; cuire à 150°C.\n", "latin-1")),
-        rfc822(subject="Quarterly figures", msgid="<att@example.com>",
-               content_type='multipart/mixed; boundary="XYZ"', body=MIXED_BODY),
-    ], postmark="From 1789012345678901234@xxx Tue Jan 02 09:30:00 +0000 2024")
+    thunderbird = mbox(
+        [
+            rfc822(
+                subject="Re: Harbour survey",
+                msgid="<reply1@example.com>",
+                body=REPLY_BODY,
+                extra="In-Reply-To: <root1@example.org>\nReferences: <root1@example.org>",
+            ),
+            rfc822(
+                subject="Fwd: Escaping",
+                msgid="<esc@example.com>",
+                body="Line one.\nFrom the top, again.\n>From here it was quoted.\n",
+            ),
+            rfc822(
+                subject=f"=?gb2312?B?{b64(GBK_SUBJECT, 'gbk')}?=",
+                msgid="<gbk@example.cn>",
+                sender="=?gb2312?B?" + b64("王小明", "gbk") + "?= <wang@example.cn>",
+                content_type="text/plain; charset=gb2312",
+                cte="base64",
+                body=b64(GBK_BODY, "gbk") + "\n",
+            ),
+            b"this is garbage without any header block at all\n\x00\x01\x02\n",
+        ]
+    )
+    takeout = mbox(
+        [
+            rfc822(
+                subject="=?UTF-8?Q?Caf=C3=A9_r=C3=A9union?= =?UTF-8?B?4pyT?=",
+                msgid="<takeout1@mail.gmail.com>",
+                extra="X-Gmail-Labels: Inbox,Important,Category Personal",
+                content_type="text/html; charset=utf-8",
+                body=HTML_BODY,
+            ),
+            rfc822(
+                subject="=?iso-8859-1?Q?Cr=E8me_br=FBl=E9e_recipe?=",
+                msgid="<latin@example.fr>",
+                content_type="text/plain; charset=iso-8859-1",
+                cte="quoted-printable",
+                body=qp("Mélangez la crème et le sucre; cuire à 150°C.\n", "latin-1"),
+            ),
+            rfc822(
+                subject="Quarterly figures",
+                msgid="<att@example.com>",
+                content_type='multipart/mixed; boundary="XYZ"',
+                body=MIXED_BODY,
+            ),
+        ],
+        postmark="From 1789012345678901234@xxx Tue Jan 02 09:30:00 +0000 2024",
+    )
     files = {
         "Thunderbird/Local Folders/Inbox": thunderbird,
-        "Thunderbird/Local Folders/Inbox.msf": "// <!-- <mdb:mork:z v=\"1.4\"/> -->\n",
+        "Thunderbird/Local Folders/Inbox.msf": '// <!-- <mdb:mork:z v="1.4"/> -->\n',
         "Takeout/Mail/All mail Including Spam and Trash.mbox": takeout,
         "Maildir/cur/1704189000.M1P2.host:2,S": rfc822(
-            subject="RE: Turbine order", msgid="<outlook@example.com>", body=OUTLOOK_BODY,
-            date="Mon, 01 Jan 2024 15:00:00 -0500"),
+            subject="RE: Turbine order",
+            msgid="<outlook@example.com>",
+            body=OUTLOOK_BODY,
+            date="Mon, 01 Jan 2024 15:00:00 -0500",
+        ),
         "Maildir/tmp/1704189200.M3P2.host": rfc822(subject="Being delivered", msgid="<tmp@x>"),
         "Maildir/.Work.Projects/cur/1704189300.M4P2.host:2,": rfc822(
-            subject="Fwd: Volcano trip", msgid="<fwd@example.com>",
+            subject="Fwd: Volcano trip",
+            msgid="<fwd@example.com>",
             body="See below.\n\n-----Original Message-----\nFrom: Carol\nSent: Monday\n\n"
-                 "The volcano hike needs crampons above 3000 m.\n"),
+            "The volcano hike needs crampons above 3000 m.\n",
+        ),
         "Mail/V10/1A2B3C4D-0000-0000-0000-000000000001/INBOX.mbox/"
-        "9F8E7D6C-0000-0000-0000-000000000002/Data/0/1/Messages/101.emlx": emlx(rfc822(
-            subject="Apple note", msgid="<apple@icloud.com>", date="not a date",
-            body="The bakery opens at seven on Sundays.\n\nSent from my iPhone\n")),
+        "9F8E7D6C-0000-0000-0000-000000000002/Data/0/1/Messages/101.emlx": emlx(
+            rfc822(
+                subject="Apple note",
+                msgid="<apple@icloud.com>",
+                date="not a date",
+                body="The bakery opens at seven on Sundays.\n\nSent from my iPhone\n",
+            )
+        ),
         "Mail/V10/1A2B3C4D-0000-0000-0000-000000000001/INBOX.mbox/"
-        "9F8E7D6C-0000-0000-0000-000000000002/Data/0/1/Messages/102.partial.emlx": emlx(rfc822(
-            subject="Partial", msgid="<partial@icloud.com>",
-            content_type='multipart/mixed; boundary="B"',
-            body='--B\nContent-Type: text/plain\n\nPhotos of the garden.\n--B\n'
-                 'Content-Type: image/jpeg; name="garden.jpg"\n'
-                 'Content-Disposition: attachment; filename="garden.jpg"\n'
-                 'X-Apple-Content-Length: 123456\n\n--B--\n')),
+        "9F8E7D6C-0000-0000-0000-000000000002/Data/0/1/Messages/102.partial.emlx": emlx(
+            rfc822(
+                subject="Partial",
+                msgid="<partial@icloud.com>",
+                content_type='multipart/mixed; boundary="B"',
+                body="--B\nContent-Type: text/plain\n\nPhotos of the garden.\n--B\n"
+                'Content-Type: image/jpeg; name="garden.jpg"\n'
+                'Content-Disposition: attachment; filename="garden.jpg"\n'
+                "X-Apple-Content-Length: 123456\n\n--B--\n",
+            )
+        ),
         "Mail/V10/1A2B3C4D-0000-0000-0000-000000000001/INBOX.mbox/"
-        "9F8E7D6C-0000-0000-0000-000000000002/Data/0/1/Messages/103.emlx":
-            b"999999\n" + rfc822(subject="Cut short", msgid="<cut@icloud.com>"),
+        "9F8E7D6C-0000-0000-0000-000000000002/Data/0/1/Messages/103.emlx": b"999999\n"
+        + rfc822(subject="Cut short", msgid="<cut@icloud.com>"),
         "Mail/V10/MailData/Envelope Index": b"SQLite format 3\x00" + b"\x00" * 100,
         "enron/maildir/lay-k/inbox/1.": rfc822(
-            subject="Pipeline capacity", msgid="<1234.1075840000000.JavaMail.evans@thyme>",
-            sender="kenneth.lay@enron.com", to="jeff.skilling@enron.com",
+            subject="Pipeline capacity",
+            msgid="<1234.1075840000000.JavaMail.evans@thyme>",
+            sender="kenneth.lay@enron.com",
+            to="jeff.skilling@enron.com",
             date="Mon, 14 May 2001 16:39:00 -0700 (PDT)",
             extra="X-From: Lay, Kenneth </O=ENRON/OU=NA/CN=RECIPIENTS/CN=KLAY>\nX-Folder: \\Inbox",
-            body="Pipeline capacity in California is the bottleneck this summer.\n"),
+            body="Pipeline capacity in California is the bottleneck this summer.\n",
+        ),
         "enron/maildir/lay-k/all_documents/3.": rfc822(
-            subject="Duplicate copy", msgid="<esc@example.com>", body="Same id as the mbox one.\n"),
+            subject="Duplicate copy", msgid="<esc@example.com>", body="Same id as the mbox one.\n"
+        ),
         "enron/broken.eml": b"",
         "enron/notes.txt": "Just some notes, not an e-mail.\nFrom: nobody in particular\n",
         "enron/unknown-charset.eml": rfc822(
-            subject="Odd charset", msgid="<odd@x>", content_type="text/plain; charset=x-martian",
-            body="Plain words survive an unknown charset label.\n"),
+            subject="Odd charset",
+            msgid="<odd@x>",
+            content_type="text/plain; charset=x-martian",
+            body="Plain words survive an unknown charset label.\n",
+        ),
     }
     return write(root, files)
 
@@ -222,28 +277,47 @@ def test_every_format_in_one_folder_field_by_field(tree):
     docs, errors, seen, _ = read_all(tree)
     assert seen == []
     assert set(docs) == {
-        "reply1@example.com", "esc@example.com", "gbk@example.cn", "takeout1@mail.gmail.com",
-        "latin@example.fr", "att@example.com", "outlook@example.com", "fwd@example.com",
-        "apple@icloud.com", "partial@icloud.com", "1234.1075840000000.JavaMail.evans@thyme",
+        "reply1@example.com",
+        "esc@example.com",
+        "gbk@example.cn",
+        "takeout1@mail.gmail.com",
+        "latin@example.fr",
+        "att@example.com",
+        "outlook@example.com",
+        "fwd@example.com",
+        "apple@icloud.com",
+        "partial@icloud.com",
+        "1234.1075840000000.JavaMail.evans@thyme",
         "odd@x",
     }
 
     reply = docs["reply1@example.com"]
     assert reply.title == "Re: Harbour survey"
-    assert reply.text.startswith("From: Alice Example <alice@example.com> · To: Bob <bob@example.org> · "
-                                 "Date: 2024-01-02 09:30 UTC · Subject: Re: Harbour survey\n\n")
+    assert reply.text.startswith(
+        "From: Alice Example <alice@example.com> · To: Bob <bob@example.org> · "
+        "Date: 2024-01-02 09:30 UTC · Subject: Re: Harbour survey\n\n"
+    )
     assert "Bring the sonar kit please." in reply.text
     for trimmed in ("Can we do the harbour survey", "wrote:", "Head of Surveys", "-- "):
         assert trimmed not in reply.text
-    assert reply.created_at == datetime(2024, 1, 2, 9, 30, tzinfo=timezone.utc)
+    assert reply.created_at == datetime(2024, 1, 2, 9, 30, tzinfo=UTC)
     assert reply.authors == ["Alice Example <alice@example.com>"]
     assert reply.uri.endswith("Thunderbird/Local Folders/Inbox#0")
     assert reply.metadata == {
-        "from": "alice@example.com", "from_name": "Alice Example", "to": ["bob@example.org"],
-        "cc": [], "subject": "Re: Harbour survey", "date": "2024-01-02T09:30:00+00:00",
-        "message_id": "reply1@example.com", "thread_id": "root1@example.org",
-        "thread_subject": "Harbour survey", "folder": "Thunderbird/Local Folders/Inbox",
-        "has_attachments": False, "attachments": [], "attachment_types": [], "labels": [],
+        "from": "alice@example.com",
+        "from_name": "Alice Example",
+        "to": ["bob@example.org"],
+        "cc": [],
+        "subject": "Re: Harbour survey",
+        "date": "2024-01-02T09:30:00+00:00",
+        "message_id": "reply1@example.com",
+        "thread_id": "root1@example.org",
+        "thread_subject": "Harbour survey",
+        "folder": "Thunderbird/Local Folders/Inbox",
+        "has_attachments": False,
+        "attachments": [],
+        "attachment_types": [],
+        "labels": [],
         "format": "mbox",
     }
 
@@ -277,7 +351,7 @@ def test_every_format_in_one_folder_field_by_field(tree):
     outlook = docs["outlook@example.com"]
     assert "Approved, go ahead with the turbine order." in outlook.text
     assert "Original Message" not in outlook.text and "wind farm" not in outlook.text
-    assert outlook.created_at == datetime(2024, 1, 1, 20, 0, tzinfo=timezone.utc)
+    assert outlook.created_at == datetime(2024, 1, 1, 20, 0, tzinfo=UTC)
     assert outlook.metadata["format"] == "maildir" and outlook.metadata["folder"] == "Maildir"
     assert outlook.metadata["thread_id"] == "subject:turbine order"  # a reply without References
     assert outlook.metadata["thread_subject"] == "Turbine order"
@@ -288,7 +362,7 @@ def test_every_format_in_one_folder_field_by_field(tree):
 
     apple = docs["apple@icloud.com"]
     assert apple.metadata["format"] == "emlx" and apple.metadata["folder"] == "INBOX"
-    assert apple.created_at == datetime.fromtimestamp(1704189000, tz=timezone.utc)  # date-received
+    assert apple.created_at == datetime.fromtimestamp(1704189000, tz=UTC)  # date-received
     assert "The bakery opens at seven on Sundays." in apple.text and "iPhone" not in apple.text
     partial = docs["partial@icloud.com"]
     assert partial.metadata["attachments"] == ["garden.jpg"] and "Photos of the garden." in partial.text
@@ -296,7 +370,7 @@ def test_every_format_in_one_folder_field_by_field(tree):
     enron = docs["1234.1075840000000.JavaMail.evans@thyme"]
     assert enron.metadata["format"] == "eml" and enron.metadata["folder"] == "enron/maildir/lay-k/inbox"
     assert enron.metadata["from"] == "kenneth.lay@enron.com" and enron.metadata["from_name"] == "Lay, Kenneth"
-    assert enron.created_at == datetime(2001, 5, 14, 23, 39, tzinfo=timezone.utc)
+    assert enron.created_at == datetime(2001, 5, 14, 23, 39, tzinfo=UTC)
 
     assert "Plain words survive an unknown charset label." in docs["odd@x"].text
 
@@ -319,17 +393,24 @@ def test_spans_keep_a_message_whole_or_split_long_ones(tree):
     docs, *_ = read_all(tree)
     short = docs["reply1@example.com"]
     assert [(s.start, s.end) for s in mail.spans(short, count, 256)] == [(0, len(short.text.rstrip()))]
-    long = Document("m", "mail", "x", "u", "Long", "From: a\n\n" + "\n\n".join(
-        f"Paragraph {i} about the harbour survey schedule and the sonar kit." for i in range(80)))
+    long = Document(
+        "m",
+        "mail",
+        "x",
+        "u",
+        "Long",
+        "From: a\n\n"
+        + "\n\n".join(f"Paragraph {i} about the harbour survey schedule and the sonar kit." for i in range(80)),
+    )
     parts = mail.spans(long, count, 64)
-    assert len(parts) > 3 and all(count(long.text[s.start:s.end]) <= 64 for s in parts)
+    assert len(parts) > 3 and all(count(long.text[s.start : s.end]) <= 64 for s in parts)
 
 
 def test_subject_normalisation_and_charset_fallbacks():
     assert mail.normalise_subject("Re: AW: Fwd: [team] 回复：Budget") == "Budget"
     assert mail.normalise_subject("RE[2]: Budget  plan") == "Budget plan"
     assert mail.decode_bytes("镕".encode("gbk"), "gb2312") == "镕"
-    assert mail.decode_bytes("héllo".encode("utf-8"), "iso-8859-1") == "héllo"  # mislabelled
+    assert mail.decode_bytes("héllo".encode(), "iso-8859-1") == "héllo"  # mislabelled
     assert mail.decode_bytes(b"caf\xe9", "us-ascii") == "café"
     assert mail.decode_bytes(b"caf\xe9", "x-unknown") == "café"
     assert "\ufffd" in mail.decode_bytes(b"\xff\xfe\x81", "utf-8")
@@ -379,7 +460,7 @@ def test_incremental_mbox_append_shrink_and_file_changes(tree):
 
     # A compacted (shrunk) mbox is read again in full; the removed message is not vouched for.
     data = inbox.read_bytes()
-    inbox.write_bytes(data[data.index(b"From - ", 10):])
+    inbox.write_bytes(data[data.index(b"From - ", 10) :])
     full, _, seen, _ = read_all(tree, cursor3)
     assert {"esc@example.com", "gbk@example.cn", "new@example.com"} <= set(full)
     assert "reply1@example.com" not in full and "reply1@example.com" not in seen
@@ -401,14 +482,16 @@ def test_discover_default_places(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     found, looked = mail.discover()
     assert found == [] and str(tmp_path / "Maildir") in looked
-    write(tmp_path, {
-        ".thunderbird/abcd.default/Mail/Local Folders/Inbox": mbox([rfc822(msgid="<tb@x>")]),
-        "Library/Mail/V10/acct/INBOX.mbox/u/Data/Messages/1.emlx": emlx(rfc822(msgid="<am@x>")),
-        "Maildir/cur/1.M1.h:2,S": rfc822(msgid="<md@x>"),
-    })
+    write(
+        tmp_path,
+        {
+            ".thunderbird/abcd.default/Mail/Local Folders/Inbox": mbox([rfc822(msgid="<tb@x>")]),
+            "Library/Mail/V10/acct/INBOX.mbox/u/Data/Messages/1.emlx": emlx(rfc822(msgid="<am@x>")),
+            "Maildir/cur/1.M1.h:2,S": rfc822(msgid="<md@x>"),
+        },
+    )
     found, _ = mail.discover()
-    assert found == [tmp_path / "Library/Mail/V10", tmp_path / ".thunderbird/abcd.default/Mail",
-                     tmp_path / "Maildir"]
+    assert found == [tmp_path / "Library/Mail/V10", tmp_path / ".thunderbird/abcd.default/Mail", tmp_path / "Maildir"]
     docs, errors, _, _ = read_all(None)
     assert set(docs) == {"tb@x", "am@x", "md@x"} and not errors
 
@@ -427,8 +510,14 @@ def test_cli_end_to_end(home, tmp_path):
     hits = cli_json("search", "what equipment should we take underwater for the port inspection", "-k", "3")
     assert hits[0]["title"] == "Re: Harbour survey" and "sonar kit" in hits[0]["text"]
     assert hits[0]["metadata"]["thread_id"] == "root1@example.org"
-    hits = cli_json("search", "money for fixing up the old lighthouse", "-k", "1",
-                    "--where", '{"labels": {"contains": "Important"}}')
+    hits = cli_json(
+        "search",
+        "money for fixing up the old lighthouse",
+        "-k",
+        "1",
+        "--where",
+        '{"labels": {"contains": "Important"}}',
+    )
     assert hits[0]["title"] == "Café réunion✓"
     hits = cli_json("search", "attached report", "-k", "5", "--where", '{"has_attachments": {"is_true": true}}')
     assert {h["title"] for h in hits} == {"Quarterly figures", "Partial"}
@@ -448,53 +537,72 @@ def test_cli_end_to_end(home, tmp_path):
     assert cli_json("search", "boats booked for the weekend", "-k", "1")[0]["title"] == "Kayak rental"
 
 
-@pytest.mark.parametrize("header, name, addr", [
-    ("=?iso-8859-1?Q?Last=DFName=2C_FirstName?= <first.last@example.org>", "LastßName, FirstName", "first.last@example.org"),
-    ("alice@example.org <bob@example.org>", "alice@example.org", "bob@example.org"),
-    ("=?utf-8?Q?bob=40example=2Eorg?= <Bob@Example.org>", "", "bob@example.org"),
-    ('"Baumann, Ingrid" <I.Baumann@HV.example>', "Baumann, Ingrid", "i.baumann@hv.example"),
-])
+@pytest.mark.parametrize(
+    "header, name, addr",
+    [
+        (
+            "=?iso-8859-1?Q?Last=DFName=2C_FirstName?= <first.last@example.org>",
+            "LastßName, FirstName",
+            "first.last@example.org",
+        ),
+        ("alice@example.org <bob@example.org>", "alice@example.org", "bob@example.org"),
+        ("=?utf-8?Q?bob=40example=2Eorg?= <Bob@Example.org>", "", "bob@example.org"),
+        ('"Baumann, Ingrid" <I.Baumann@HV.example>', "Baumann, Ingrid", "i.baumann@hv.example"),
+    ],
+)
 def test_senders_are_addresses_and_names_stay_beside_them(tmp_path, header, name, addr):
-    raw = (f"From: {header}\nTo: {header}, =?utf-8?Q?x?= <{addr}>\nSubject: hi\n"
-           "Date: Mon, 6 Oct 2025 09:12:00 +0200\nMessage-ID: <a1@x>\n\nbody\n").encode("latin-1")
+    raw = (
+        f"From: {header}\nTo: {header}, =?utf-8?Q?x?= <{addr}>\nSubject: hi\n"
+        "Date: Mon, 6 Oct 2025 09:12:00 +0200\nMessage-ID: <a1@x>\n\nbody\n"
+    ).encode("latin-1")
     (tmp_path / "m.eml").write_bytes(raw)
     (doc,) = [d for d in mail.read(str(tmp_path / "m.eml"), "s", None) if isinstance(d, Document)]
     assert doc.metadata["from"] == addr and doc.metadata["from_name"] == name
     assert doc.metadata["to"] == [addr]  # one entry, however often the address appears
 
 
-@pytest.mark.parametrize("plain", [
-    "This message contains HTML content. Please use an HTML-capable mail client.",
-    "Having trouble? View this email in your browser: https://news.example/v/123",
-    "",
-])
+@pytest.mark.parametrize(
+    "plain",
+    [
+        "This message contains HTML content. Please use an HTML-capable mail client.",
+        "Having trouble? View this email in your browser: https://news.example/v/123",
+        "",
+    ],
+)
 def test_a_placeholder_text_part_gives_way_to_the_html(tmp_path, plain):
-    raw = ("From: Shop <news@shop.example>\nTo: jan@example.org\nSubject: Your order\nMessage-ID: <o1@shop.example>\n"
-           "Date: Mon, 6 Oct 2025 09:12:00 +0200\nMIME-Version: 1.0\nContent-Type: multipart/alternative; boundary=b\n\n"
-           f"--b\nContent-Type: text/plain; charset=utf-8\n\n{plain}\n--b\nContent-Type: text/html; charset=utf-8\n\n"
-           "<html><body><p>Order 448812937 ships on Friday with DHL.</p></body></html>\n--b--\n")
+    raw = (
+        "From: Shop <news@shop.example>\nTo: jan@example.org\nSubject: Your order\nMessage-ID: <o1@shop.example>\n"
+        "Date: Mon, 6 Oct 2025 09:12:00 +0200\nMIME-Version: 1.0\nContent-Type: multipart/alternative; boundary=b\n\n"
+        f"--b\nContent-Type: text/plain; charset=utf-8\n\n{plain}\n--b\nContent-Type: text/html; charset=utf-8\n\n"
+        "<html><body><p>Order 448812937 ships on Friday with DHL.</p></body></html>\n--b--\n"
+    )
     (tmp_path / "m.eml").write_text(raw)
     (doc,) = [d for d in mail.read(str(tmp_path / "m.eml"), "s", None) if isinstance(d, Document)]
     assert "Order 448812937 ships on Friday" in doc.text
 
 
 def test_a_real_text_part_is_kept_over_the_html(tmp_path):
-    raw = ("From: a@x.example\nTo: b@x.example\nSubject: s\nMessage-ID: <k1@x>\nDate: Mon, 6 Oct 2025 09:12:00 +0200\n"
-           "Content-Type: multipart/alternative; boundary=b\n\n--b\nContent-Type: text/plain\n\nPlain words here.\n"
-           "--b\nContent-Type: text/html\n\n<p>Styled words here, longer than the plain ones.</p>\n--b--\n")
+    raw = (
+        "From: a@x.example\nTo: b@x.example\nSubject: s\nMessage-ID: <k1@x>\nDate: Mon, 6 Oct 2025 09:12:00 +0200\n"
+        "Content-Type: multipart/alternative; boundary=b\n\n--b\nContent-Type: text/plain\n\nPlain words here.\n"
+        "--b\nContent-Type: text/html\n\n<p>Styled words here, longer than the plain ones.</p>\n--b--\n"
+    )
     (tmp_path / "m.eml").write_text(raw)
     (doc,) = [d for d in mail.read(str(tmp_path / "m.eml"), "s", None) if isinstance(d, Document)]
     assert "Plain words here." in doc.text and "Styled" not in doc.text
 
 
 def test_loose_messages_msg_files_and_non_mail_are_accounted_for(tmp_path):
-    write(tmp_path / "box", {
-        "draft": "From: jan@example.org\nTo: ingrid@hv.example\nSubject: Heizung\n\nBitte um Rückruf.\n",
-        "old.msg": b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 64,
-        "takeout.mbox": "From 1844347792267117879@xxx\nFrom: a@x.example\nSubject: one\nMessage-ID: <1@x>\n\n"
-                        "From me to you, a body line.\n\nFrom 1844347792267117880@xxx\nFrom: b@x.example\n"
-                        "Subject: two\nMessage-ID: <2@x>\n\nsecond\n",
-    })
+    write(
+        tmp_path / "box",
+        {
+            "draft": "From: jan@example.org\nTo: ingrid@hv.example\nSubject: Heizung\n\nBitte um Rückruf.\n",
+            "old.msg": b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 64,
+            "takeout.mbox": "From 1844347792267117879@xxx\nFrom: a@x.example\nSubject: one\nMessage-ID: <1@x>\n\n"
+            "From me to you, a body line.\n\nFrom 1844347792267117880@xxx\nFrom: b@x.example\n"
+            "Subject: two\nMessage-ID: <2@x>\n\nsecond\n",
+        },
+    )
     items = list(mail.read(str(tmp_path / "box"), "s", None))
     docs = {d.title: d for d in items if isinstance(d, Document)}
     errors = {e.uri.rsplit("/", 1)[-1]: e.error for e in items if isinstance(e, ReadError)}

@@ -8,59 +8,120 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 import yaml
-
 from conftest import cli, cli_json, write
-from connectors import browser, calendar, chatgpt, claude, code, files, imessage, mail, wechat
-from connectors._walk import OPTION, follows_outside
-from ragbag.documents import Document, ReadError
-from test_connector_browser import Chrome, at as browser_at
-from test_connector_imessage import ChatDB, at as imessage_at
+from test_connector_browser import Chrome
+from test_connector_browser import at as browser_at
+from test_connector_imessage import ChatDB
+from test_connector_imessage import at as imessage_at
+
+from ragbag.connectors import browser, calendar, chatgpt, claude, code, files, imessage, mail, wechat
+from ragbag.connectors._walk import OPTION, follows_outside
+from ragbag.core.records import Document, ReadError
 
 INSIDE, KEPT, SECRET = "cobaltinside", "cobaltkept", "cobaltsecret"
 T = 1709630000
 HANG_SECONDS = 60
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists() or not hasattr(os, "mkfifo"),
-                                reason="needs /proc and FIFOs (Linux)")
+pytestmark = pytest.mark.skipif(
+    not Path("/proc/self/environ").exists() or not hasattr(os, "mkfifo"), reason="needs /proc and FIFOs (Linux)"
+)
 
 
 def _eml(path: Path, stem: str, marker: str) -> None:
-    path.write_text(f"From: {stem}@example.com\nTo: me@example.com\nSubject: {marker}\n"
-                    f"Date: Tue, 02 Jan 2024 09:30:00 +0000\nMessage-ID: <{stem}@example.com>\n\n{marker} body\n")
+    path.write_text(
+        f"From: {stem}@example.com\nTo: me@example.com\nSubject: {marker}\n"
+        f"Date: Tue, 02 Jan 2024 09:30:00 +0000\nMessage-ID: <{stem}@example.com>\n\n{marker} body\n"
+    )
 
 
 def _ics(path: Path, stem: str, marker: str) -> None:
-    path.write_text("\r\n".join([
-        "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", "BEGIN:VEVENT", f"UID:{stem}@example.com",
-        "DTSTAMP:20240101T000000Z", "DTSTART:20240101T100000Z", "DTEND:20240101T110000Z",
-        f"SUMMARY:{marker}", "END:VEVENT", "END:VCALENDAR", ""]))
+    path.write_text(
+        "\r\n".join(
+            [
+                "BEGIN:VCALENDAR",
+                "VERSION:2.0",
+                "PRODID:-//test//EN",
+                "BEGIN:VEVENT",
+                f"UID:{stem}@example.com",
+                "DTSTAMP:20240101T000000Z",
+                "DTSTART:20240101T100000Z",
+                "DTEND:20240101T110000Z",
+                f"SUMMARY:{marker}",
+                "END:VEVENT",
+                "END:VCALENDAR",
+                "",
+            ]
+        )
+    )
 
 
 def _wechat(path: Path, stem: str, marker: str) -> None:
-    path.write_text(json.dumps([{"localId": 1, "talker": f"wxid_{stem}", "type": 1, "content": marker,
-                                 "createTime": T, "isSentFromSelf": False}]))
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "localId": 1,
+                    "talker": f"wxid_{stem}",
+                    "type": 1,
+                    "content": marker,
+                    "createTime": T,
+                    "isSentFromSelf": False,
+                }
+            ]
+        )
+    )
 
 
 def _chatgpt(path: Path, stem: str, marker: str) -> None:
-    user = {"id": "u", "author": {"role": "user"}, "create_time": T, "metadata": {}, "recipient": "all",
-            "content": {"content_type": "text", "parts": [marker]}}
-    path.write_text(json.dumps([{
-        "id": stem, "conversation_id": stem, "title": marker, "create_time": T, "update_time": T,
-        "current_node": "u", "mapping": {
-            "root": {"id": "root", "message": None, "parent": None, "children": ["u"]},
-            "u": {"id": "u", "message": user, "parent": "root", "children": []}}}]))
+    user = {
+        "id": "u",
+        "author": {"role": "user"},
+        "create_time": T,
+        "metadata": {},
+        "recipient": "all",
+        "content": {"content_type": "text", "parts": [marker]},
+    }
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "id": stem,
+                    "conversation_id": stem,
+                    "title": marker,
+                    "create_time": T,
+                    "update_time": T,
+                    "current_node": "u",
+                    "mapping": {
+                        "root": {"id": "root", "message": None, "parent": None, "children": ["u"]},
+                        "u": {"id": "u", "message": user, "parent": "root", "children": []},
+                    },
+                }
+            ]
+        )
+    )
 
 
 def _claude(path: Path, stem: str, marker: str) -> None:
     t = "2024-06-01T10:15:30Z"
-    path.write_text(json.dumps([{"uuid": stem, "name": marker, "created_at": t, "updated_at": t, "chat_messages": [
-        {"uuid": "m1", "text": marker, "sender": "human", "created_at": t}]}]))
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "uuid": stem,
+                    "name": marker,
+                    "created_at": t,
+                    "updated_at": t,
+                    "chat_messages": [{"uuid": "m1", "text": marker, "sender": "human", "created_at": t}],
+                }
+            ]
+        )
+    )
 
 
 def _history(path: Path, stem: str, marker: str) -> None:
@@ -71,8 +132,12 @@ def _history(path: Path, stem: str, marker: str) -> None:
 
 def _chat_db(path: Path, stem: str, marker: str) -> None:
     db = ChatDB(path, wal=False)
-    db.message(db.chat(f"iMessage;-;{stem}@example.com", f"{stem}@example.com", [f"{stem}@example.com"]),
-               imessage_at(1, 9), f"{stem}@example.com", marker)
+    db.message(
+        db.chat(f"iMessage;-;{stem}@example.com", f"{stem}@example.com", [f"{stem}@example.com"]),
+        imessage_at(1, 9),
+        f"{stem}@example.com",
+        marker,
+    )
     db.close()
 
 
@@ -94,8 +159,7 @@ def _text(template: str) -> Callable[[Path, str, str], None]:
 
 KINDS = {
     "files": Kind(files, lambda s: f"{s}.md", _text("# {stem}\n\n{marker} is here.\n"), ".stash/kept.md"),
-    "code": Kind(code, lambda s: f"{s}.py", _text("VALUE = '{marker}'\n"), "build/kept.py",
-                 {".gitignore": "build/\n"}),
+    "code": Kind(code, lambda s: f"{s}.py", _text("VALUE = '{marker}'\n"), "build/kept.py", {".gitignore": "build/\n"}),
     "mail": Kind(mail, lambda s: f"{s}.eml", _eml, ".stash/kept.eml"),
     "calendar": Kind(calendar, lambda s: f"{s}.ics", _ics, ".stash/kept.ics"),
     "wechat": Kind(wechat, lambda s: f"{s}-wxid_{s}.json", _wechat, ".stash/kept-wxid_kept.json"),
@@ -116,9 +180,11 @@ def trap_tree(tmp_path: Path, kind: Kind) -> tuple[Path, Path, dict[str, list[st
     """(source root, the folder outside it, link rel path → words its ReadError must hold)."""
     root, outside = tmp_path / "src", tmp_path / "elsewhere"
     write(root, kind.setup or {})
-    for folder, rel, stem, marker in [(root, kind.name("inside"), "inside", INSIDE),
-                                      (root, kind.stash, "kept", KEPT),
-                                      (outside, kind.name("far"), "far", SECRET)]:
+    for folder, rel, stem, marker in [
+        (root, kind.name("inside"), "inside", INSIDE),
+        (root, kind.stash, "kept", KEPT),
+        (outside, kind.name("far"), "far", SECRET),
+    ]:
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         kind.write(folder / rel, stem, marker)
     n = kind.name
@@ -139,9 +205,11 @@ def trap_tree(tmp_path: Path, kind: Kind) -> tuple[Path, Path, dict[str, list[st
     expected = {
         n("leak"): outside_words + [str((outside / n("far")).resolve())],
         "outdir": outside_words + [str(outside.resolve())],
-        n("env"): ["/proc", "never read"], "proc": ["/proc", "never read"],
+        n("env"): ["/proc", "never read"],
+        "proc": ["/proc", "never read"],
         n("pipe"): ["FIFO", "not a regular file"],
-        n("c1"): ["cycle"], n("c2"): ["cycle"],
+        n("c1"): ["cycle"],
+        n("c2"): ["cycle"],
     }
     if Path("/sys/kernel").is_dir():
         _link(root / "sys", "/sys/kernel")
@@ -249,8 +317,10 @@ def test_hidden_and_unwanted_links_are_not_reported(tmp_path):
     assert [d.native_id for d in docs] == ["a.md"] and errors == {}
 
 
-@pytest.mark.parametrize("value, follows", [(True, True), ("yes", True), ("true", True), (False, False),
-                                            ("no", False), (None, False), (0, False)])
+@pytest.mark.parametrize(
+    "value, follows",
+    [(True, True), ("yes", True), ("true", True), (False, False), ("no", False), (None, False), (0, False)],
+)
 def test_option_values(value, follows):
     assert follows_outside({OPTION: value}) is follows
     assert follows_outside({}) is False
@@ -269,7 +339,8 @@ def test_build_report_names_each_skipped_link_and_the_option_opts_in(home, tmp_p
     errors = {e["uri"]: e["error"] for e in rep["errors"]}
     far = str((tmp_path / "elsewhere" / "far.md").resolve())
     assert errors[str(root / "passwd.md")] == (
-        f"symlink to {far}, outside the source folder: skipped (set option {OPTION} to index it)")
+        f"symlink to {far}, outside the source folder: skipped (set option {OPTION} to index it)"
+    )
     assert "/proc" in errors[str(root / "env.md")] and "FIFO" in errors[str(root / "pipe.md")]
 
     raw = yaml.safe_load(home.sources_file.read_text())

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from connectors import wechat
-from ragbag.documents import Cursor, Document, ReadError, Seen
-from ragbag.embedding import token_counter
+from ragbag.connectors import wechat
+from ragbag.core.records import Cursor, Document, ReadError, Seen
+from ragbag.models.embedding import token_counter
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 T0 = datetime(2024, 3, 5, 9, 30, tzinfo=SHANGHAI)  # 2024-03-05 01:30 UTC
@@ -27,30 +27,59 @@ def at(minutes: float) -> int:
     return int((T0 + timedelta(minutes=minutes)).timestamp())
 
 
-def msg(local_id: int, minutes: float, content: str, *, kind: int = 1, talker: str, mine: bool = False,
-        sender: str | None = None, **extra) -> dict:
+def msg(
+    local_id: int,
+    minutes: float,
+    content: str,
+    *,
+    kind: int = 1,
+    talker: str,
+    mine: bool = False,
+    sender: str | None = None,
+    **extra,
+) -> dict:
     """One message as the database-dump exporters write it (fields in their order)."""
     frm, to = (ME_ID, talker) if mine else (talker, ME_ID)
     if sender and not mine and talker.endswith("@chatroom"):
         content = f"{sender}:\n{content}"  # group chats prefix others' messages with their wxid
-    return {"localId": local_id, "talker": talker, "type": kind, "subType": 0, "content": content,
-            "createTime": at(minutes), "isSentFromSelf": mine, "fromUser": frm, "toUser": to, **extra}
+    return {
+        "localId": local_id,
+        "talker": talker,
+        "type": kind,
+        "subType": 0,
+        "content": content,
+        "createTime": at(minutes),
+        "isSentFromSelf": mine,
+        "fromUser": frm,
+        "toUser": to,
+        **extra,
+    }
 
 
 def app_xml(title: str, app_type: int, extra: str = "") -> str:
-    return ('<?xml version="1.0"?>\n<msg>\n\t<appmsg appid="" sdkver="0">\n'
-            f"\t\t<title>{title}</title>\n\t\t<des></des>\n\t\t<type>{app_type}</type>\n{extra}"
-            "\t</appmsg>\n\t<fromusername>wxid_x</fromusername>\n</msg>\n")
+    return (
+        '<?xml version="1.0"?>\n<msg>\n\t<appmsg appid="" sdkver="0">\n'
+        f"\t\t<title>{title}</title>\n\t\t<des></des>\n\t\t<type>{app_type}</type>\n{extra}"
+        "\t</appmsg>\n\t<fromusername>wxid_x</fromusername>\n</msg>\n"
+    )
 
 
-IMAGE = ('<?xml version="1.0"?>\n<msg>\n\t<img aeskey="a1b2c3" encryver="1" cdnthumbaeskey="a1b2c3" '
-         'cdnthumburl="3057020100044b30490201" cdnthumblength="4183" length="90512" md5="9f3c" />\n</msg>\n')
-VOICE = ('<msg><voicemsg endflag="1" cancelflag="0" forwardflag="0" voiceformat="4" voicelength="2480" '
-         'length="3962" /></msg>')
-EMOJI = ('<msg><emoji fromusername="wxid_alice01" tousername="wxid_me0001" type="2" md5="7e2b" len="38522" '
-         'productid="" /></msg>')
-LOCATION = ('<msg><location x="37.9235" y="-122.5965" scale="16" label="Mill Valley, CA" '
-            'poiname="Pantoll Ranger Station" /></msg>')
+IMAGE = (
+    '<?xml version="1.0"?>\n<msg>\n\t<img aeskey="a1b2c3" encryver="1" cdnthumbaeskey="a1b2c3" '
+    'cdnthumburl="3057020100044b30490201" cdnthumblength="4183" length="90512" md5="9f3c" />\n</msg>\n'
+)
+VOICE = (
+    '<msg><voicemsg endflag="1" cancelflag="0" forwardflag="0" voiceformat="4" voicelength="2480" '
+    'length="3962" /></msg>'
+)
+EMOJI = (
+    '<msg><emoji fromusername="wxid_alice01" tousername="wxid_me0001" type="2" md5="7e2b" len="38522" '
+    'productid="" /></msg>'
+)
+LOCATION = (
+    '<msg><location x="37.9235" y="-122.5965" scale="16" label="Mill Valley, CA" '
+    'poiname="Pantoll Ranger Station" /></msg>'
+)
 
 
 def alice_chat() -> list:
@@ -61,12 +90,25 @@ def alice_chat() -> list:
         msg(103, 2, IMAGE, kind=3, talker=t),
         msg(104, 3, VOICE, kind=34, talker=t),
         msg(105, 4, '"Alice" 撤回了一条消息', kind=10000, talker=t),
-        msg(106, 5, app_xml("Trail map: Dipsea &amp; Steep Ravine loop", 5,
-                            "\t\t<url>https://example.org/dipsea</url>\n"), kind=49, talker=t),
+        msg(
+            106,
+            5,
+            app_xml("Trail map: Dipsea &amp; Steep Ravine loop", 5, "\t\t<url>https://example.org/dipsea</url>\n"),
+            kind=49,
+            talker=t,
+        ),
         msg(107, 6, EMOJI, kind=47, talker=t),
         msg(108, 7, LOCATION, kind=48, talker=t, mine=True),
-        {"localId": 109, "talker": t, "type": 1, "content": "time lost", "createTime": "soon",
-         "isSentFromSelf": False, "fromUser": t, "toUser": ME_ID},
+        {
+            "localId": 109,
+            "talker": t,
+            "type": 1,
+            "content": "time lost",
+            "createTime": "soon",
+            "isSentFromSelf": False,
+            "fromUser": t,
+            "toUser": ME_ID,
+        },
         "garbage",
         # Three hours later: a new conversation window, in Chinese, with a multi-line message.
         msg(110, 180, "周末去爬山吗？天气预报说周六是晴天。", talker=t),
@@ -80,21 +122,31 @@ def group_chat() -> list:
         msg(201, 30, "我带帐篷和睡袋", talker=g, sender="wxid_bob002"),
         msg(202, 31, "Who is bringing the camping stove?", talker=g, sender="wxid_alice01"),
         msg(203, 32, "I'll bring the stove and fuel", talker=g, mine=True),
-        msg(204, 33, app_xml("我来买零食", 57, "\t\t<refermsg><content>Who is bringing...</content></refermsg>\n"),
-            kind=49, talker=g, sender="wxid_carol3", displayName="Carol"),
+        msg(
+            204,
+            33,
+            app_xml("我来买零食", 57, "\t\t<refermsg><content>Who is bringing...</content></refermsg>\n"),
+            kind=49,
+            talker=g,
+            sender="wxid_carol3",
+            displayName="Carol",
+        ),
         msg(205, 34, '"Bob" 撤回了一条消息', kind=10000, talker=g),
     ]
 
 
 def tweak_chat() -> list:
     """WeChatTweak's /wechat/chatlog shape: no type, no talker; kinds are sniffed from the XML."""
-    rows = [("wxid_bob002", ME_ID, "Running ten minutes late, save me a seat", 60, False),
-            (ME_ID, "wxid_bob002", "No problem, we are at the corner table", 61, True),
-            ("wxid_bob002", ME_ID, IMAGE, 62, False),
-            ("wxid_bob002", ME_ID, '"Bob" recalled a message', 63, False),
-            ("wxid_bob002", ME_ID, "<3 see you soon", 64, False)]
-    return [{"fromUser": f, "toUser": to, "content": c, "createTime": at(m), "isSentFromSelf": s}
-            for f, to, c, m, s in rows]
+    rows = [
+        ("wxid_bob002", ME_ID, "Running ten minutes late, save me a seat", 60, False),
+        (ME_ID, "wxid_bob002", "No problem, we are at the corner table", 61, True),
+        ("wxid_bob002", ME_ID, IMAGE, 62, False),
+        ("wxid_bob002", ME_ID, '"Bob" recalled a message', 63, False),
+        ("wxid_bob002", ME_ID, "<3 see you soon", 64, False),
+    ]
+    return [
+        {"fromUser": f, "toUser": to, "content": c, "createTime": at(m), "isSentFromSelf": s} for f, to, c, m, s in rows
+    ]
 
 
 def write_export(folder: Path) -> Path:
@@ -102,8 +154,9 @@ def write_export(folder: Path) -> Path:
     dump = lambda data: json.dumps(data, ensure_ascii=False, indent=2)  # noqa: E731
     (folder / "Alice-wxid_alice01.json").write_text(dump(alice_chat()), encoding="utf-8")
     (folder / "周末登山群-24681357@chatroom.json").write_text(dump(group_chat()), encoding="utf-8")
-    (folder / "Bob-wxid_bob002.json").write_text(json.dumps({"hasMore": 0, "chatLogs": tweak_chat()},
-                                                            ensure_ascii=False), encoding="utf-8")
+    (folder / "Bob-wxid_bob002.json").write_text(
+        json.dumps({"hasMore": 0, "chatLogs": tweak_chat()}, ensure_ascii=False), encoding="utf-8"
+    )
     dan = [msg(301, 120, "明天下午三点在星巴克见面，记得带上合同。", talker="wxid_dan004")]
     (folder / "老丹-wxid_dan004.json").write_bytes(dump(dan).encode("gb18030"))  # a Windows tool's GBK
     (folder / "Broken-wxid_broken5.json").write_text('[{"localId": 1, "createTime": 17096', encoding="utf-8")
@@ -139,19 +192,25 @@ def test_direct_chat_windows_field_by_field(tmp_path):
     )
     assert first.native_id == f"wxid_alice01@{at(0)}"
     assert first.title == "Alice · 2024-03-05"
-    assert first.created_at == datetime(2024, 3, 5, 1, 30, tzinfo=timezone.utc)
-    assert first.updated_at == datetime(2024, 3, 5, 1, 37, tzinfo=timezone.utc)
+    assert first.created_at == datetime(2024, 3, 5, 1, 30, tzinfo=UTC)
+    assert first.updated_at == datetime(2024, 3, 5, 1, 37, tzinfo=UTC)
     assert first.uri.endswith(f"Alice-wxid_alice01.json#{at(0)}")
     assert first.authors == ["Alice", "Me"]
     assert first.metadata == {
-        "chat": "Alice", "chat_id": "wxid_alice01", "is_group": False, "sender": ["Alice", "Me"],
-        "is_from_me": True, "date": "2024-03-05", "messages": 4, "file": "Alice-wxid_alice01.json",
+        "chat": "Alice",
+        "chat_id": "wxid_alice01",
+        "is_group": False,
+        "sender": ["Alice", "Me"],
+        "is_from_me": True,
+        "date": "2024-03-05",
+        "messages": 4,
+        "file": "Alice-wxid_alice01.json",
     }
     assert second.text == (
         "2024-03-05 04:30 Alice: 周末去爬山吗？天气预报说周六是晴天。\n"
         "2024-03-05 04:32 Me: 好啊，周六早上八点出发\n  我带三明治和水\n"
     )
-    assert second.created_at == datetime(2024, 3, 5, 4, 30, tzinfo=timezone.utc)
+    assert second.created_at == datetime(2024, 3, 5, 4, 30, tzinfo=UTC)
     assert second.metadata["messages"] == 2
 
 
@@ -187,8 +246,13 @@ def test_bad_files_and_records_are_reported_and_the_rest_read(tmp_path):
     folder = write_export(tmp_path / "export")
     docs, errors, _, _ = read_all(folder)
     reasons = {e.uri.rsplit("/", 1)[-1]: e.error for e in errors}
-    assert reasons.keys() == {"Alice-wxid_alice01.json#109", "Alice-wxid_alice01.json#9",
-                              "Broken-wxid_broken5.json", "Noise-wxid_noise6.json", "contacts.json"}
+    assert reasons.keys() == {
+        "Alice-wxid_alice01.json#109",
+        "Alice-wxid_alice01.json#9",
+        "Broken-wxid_broken5.json",
+        "Noise-wxid_noise6.json",
+        "contacts.json",
+    }
     assert reasons["contacts.json"].startswith("not a WeChat chat export")  # said, not silently skipped
     assert "createTime" in reasons["Alice-wxid_alice01.json#109"]
     assert "not a message object" in reasons["Alice-wxid_alice01.json#9"]
@@ -287,12 +351,26 @@ def test_a_single_file_path_and_a_missing_path(tmp_path):
 def test_the_messages_shape_with_isself_is_mine(tmp_path):
     """{"messages": [{talker, isSelf, sender, createTime (ms)}]}: my messages are mine."""
     t0 = 1_735_725_600_000
-    export = {"messages": [
-        {"talker": "wxid_wei88", "isSelf": False, "sender": "wxid_wei88", "createTime": t0, "type": 1,
-         "content": "明天几点的火车？"},
-        {"talker": "wxid_wei88", "isSelf": True, "sender": "wxid_me", "createTime": t0 + 60_000, "type": 1,
-         "content": "早上八点，G12次。"},
-    ]}
+    export = {
+        "messages": [
+            {
+                "talker": "wxid_wei88",
+                "isSelf": False,
+                "sender": "wxid_wei88",
+                "createTime": t0,
+                "type": 1,
+                "content": "明天几点的火车？",
+            },
+            {
+                "talker": "wxid_wei88",
+                "isSelf": True,
+                "sender": "wxid_me",
+                "createTime": t0 + 60_000,
+                "type": 1,
+                "content": "早上八点，G12次。",
+            },
+        ]
+    }
     (tmp_path / "Wei-wxid_wei88.json").write_text(json.dumps(export, ensure_ascii=False))
     docs, errors, _, _ = read_all(tmp_path)
     assert errors == [] and len(docs) == 1

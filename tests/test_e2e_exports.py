@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import cli, cli_json
 from test_connector_calendar import write_calendars
 from test_connector_chatgpt import export_zip as chatgpt_zip
@@ -30,13 +29,21 @@ def test_four_export_connectors_build_and_search(home, tmp_path):
     anthropic.mkdir()
     claude_zip(anthropic / "data-2024-06-01-batch-0000.zip", [eviction(), legacy()])
     cals = write_calendars(tmp_path / "calendars")
-    for connector, name, path in (("wechat", "chats", chats), ("chatgpt", "gpt", gpt),
-                                  ("claude", "claude-ai", anthropic), ("calendar", "cal", cals)):
+    for connector, name, path in (
+        ("wechat", "chats", chats),
+        ("chatgpt", "gpt", gpt),
+        ("claude", "claude-ai", anthropic),
+        ("calendar", "cal", cals),
+    ):
         cli("add", connector, name, str(path))
 
     reports = {r["source"]: r for r in cli_json("build")}
-    assert {s: r["status"] for s, r in reports.items()} == dict.fromkeys(("chats", "gpt", "claude-ai", "cal"), "success")
-    assert reports["chats"]["documents"] == 5 and len(reports["chats"]["errors"]) == 5  # contacts.json: not a chat, said so
+    assert {s: r["status"] for s, r in reports.items()} == dict.fromkeys(
+        ("chats", "gpt", "claude-ai", "cal"), "success"
+    )
+    assert (
+        reports["chats"]["documents"] == 5 and len(reports["chats"]["errors"]) == 5
+    )  # contacts.json: not a chat, said so
     assert reports["gpt"]["documents"] == 2 and reports["claude-ai"]["documents"] == 2
     assert reports["cal"]["documents"] == 8
     assert all(r["chunks_embedded"] == r["chunks"] > 0 for r in reports.values())
@@ -68,12 +75,22 @@ def test_four_export_connectors_build_and_search(home, tmp_path):
     hit = search("when do we meet to plan the garden shed", "--source", "cal", "-k", "1")[0]
     assert hit["title"] == "Family planning sync"
     assert hit["metadata"]["recurrence"] == "weekly on Monday until 2025-06-30"
-    hits = search("trip", "--source", "cal", "--after", "2025-04-01", "--before", "2025-05-01",
-                  "--where", '{"all_day": {"is_true": true}}')
+    hits = search(
+        "trip",
+        "--source",
+        "cal",
+        "--after",
+        "2025-04-01",
+        "--before",
+        "2025-05-01",
+        "--where",
+        '{"all_day": {"is_true": true}}',
+    )
     assert [h["title"] for h in hits] == ["Easter trip to the Baltic coast"]
     assert hits[0]["metadata"]["start"] == "2025-04-18" and hits[0]["metadata"]["location"] == "Warnemünde"
 
     # A second build with nothing changed reads nothing again (cursors) and embeds nothing.
     again = {r["source"]: r for r in cli_json("build")}
-    assert all(r["chunks_embedded"] == 0 and r["added"] == r["changed"] == r["deleted"] == 0
-               for r in again.values()), json.dumps(again, default=str)[:2000]
+    assert all(r["chunks_embedded"] == 0 and r["added"] == r["changed"] == r["deleted"] == 0 for r in again.values()), (
+        json.dumps(again, default=str)[:2000]
+    )

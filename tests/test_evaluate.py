@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import cli, cli_json, write
-from ragbag import evaluate
+
+from ragbag.apps.eval import datasets as evaluate
 
 
 def test_metrics_match_a_hand_computed_case():
@@ -24,13 +24,21 @@ def test_metrics_match_a_hand_computed_case():
 
 def test_beir_with_and_without_header_and_squad(tmp_path):
     corpus = "\n".join(json.dumps({"_id": i, "title": "", "text": t}) for i, t in [("1", "a"), ("2", "b")])
-    write(tmp_path / "b", {"corpus.jsonl": corpus, "queries.jsonl": json.dumps({"_id": "q", "text": "a"}),
-                           "qrels/test.tsv": "query-id\tcorpus-id\tscore\nq\t1\t2\nq\t2\t0\n"})
+    write(
+        tmp_path / "b",
+        {
+            "corpus.jsonl": corpus,
+            "queries.jsonl": json.dumps({"_id": "q", "text": "a"}),
+            "qrels/test.tsv": "query-id\tcorpus-id\tscore\nq\t1\t2\nq\t2\t0\n",
+        },
+    )
     ds = evaluate.load(tmp_path / "b")
     assert ds.qrels == {"q": {"1": 2, "2": 0}} and ds.queries == {"q": "a"}
     (tmp_path / "b" / "qrels" / "test.tsv").write_text("q\t1\t1\n")
     assert evaluate.load(tmp_path / "b").qrels == {"q": {"1": 1}}
-    squad = {"data": [{"title": "T", "paragraphs": [{"id": "P1", "context": "ctx", "qas": [{"id": "Q1", "question": "?"}]}]}]}
+    squad = {
+        "data": [{"title": "T", "paragraphs": [{"id": "P1", "context": "ctx", "qas": [{"id": "Q1", "question": "?"}]}]}]
+    }
     (tmp_path / "s.json").write_text(json.dumps(squad))
     ds = evaluate.load(tmp_path / "s.json")
     assert ds.corpus == {"P1": ("T", "ctx")} and ds.qrels == {"Q1": {"P1": 1}}
@@ -44,13 +52,20 @@ def test_eval_cli_scores_a_small_dataset_through_the_pipeline(home, tmp_path):
         "d3": "The Great Barrier Reef off Australia is the largest coral reef system on Earth.",
         "d4": "Mount Kilimanjaro in Tanzania is the highest mountain in Africa.",
     }
-    queries = {"q1": "when was the eiffel tower finished", "q2": "how do plants make sugar from light",
-               "q3": "biggest coral reef", "q4": "tallest peak on the African continent"}
-    write(tmp_path / "ds", {
-        "corpus.jsonl": "\n".join(json.dumps({"_id": k, "title": "", "text": v}) for k, v in docs.items()),
-        "queries.jsonl": "\n".join(json.dumps({"_id": k, "text": v}) for k, v in queries.items()),
-        "qrels/test.tsv": "".join(f"q{i}\td{i}\t1\n" for i in range(1, 5)),
-    })
+    queries = {
+        "q1": "when was the eiffel tower finished",
+        "q2": "how do plants make sugar from light",
+        "q3": "biggest coral reef",
+        "q4": "tallest peak on the African continent",
+    }
+    write(
+        tmp_path / "ds",
+        {
+            "corpus.jsonl": "\n".join(json.dumps({"_id": k, "title": "", "text": v}) for k, v in docs.items()),
+            "queries.jsonl": "\n".join(json.dumps({"_id": k, "text": v}) for k, v in queries.items()),
+            "qrels/test.tsv": "".join(f"q{i}\td{i}\t1\n" for i in range(1, 5)),
+        },
+    )
     result = cli_json("eval", str(tmp_path / "ds"), "--home", str(tmp_path / "evalhome"))
     assert result["documents"] == 4 and result["queries"] == 4
     assert result["modes"]["vector"]["nDCG@10"] == 1.0 and result["modes"]["hybrid"]["R@10"] == 1.0
@@ -61,23 +76,51 @@ def test_eval_cli_scores_a_small_dataset_through_the_pipeline(home, tmp_path):
 
 def test_eval_cli_scores_a_home_set_per_query_kind(home, tmp_path):
     """A home set: sources of two connectors, judged by content, filters, a negative."""
-    mail = ("From: Ingrid Baumann <i.baumann@hv.example>\nTo: jan@example.org\nSubject: Wartung\n"
-            "Date: Mon, 6 Oct 2025 09:12:00 +0200\nMessage-ID: <w1@hv.example>\n\n"
-            "Der Techniker kommt am Dienstag. Rechnung RE-2025-08817 liegt bei.\n")
-    write(tmp_path / "set" / "data", {
-        "notes/lisbon.md": "# Lisbon\n\nThe street door code is 4411#.\n",
-        "notes/garden.md": "# Garden\n\nThe tomatoes went into the pots on 12 April.\n",
-        "mail/Inbox.mbox": "From MAILER-DAEMON Thu Jan  1 00:00:00 2025\n" + mail + "\n",
-    })
-    (tmp_path / "set" / "home.json").write_text(json.dumps({"name": "tiny", "sources": [
-        {"name": "notes", "connector": "files", "path": "data/notes"},
-        {"name": "mail", "connector": "mail", "path": "data/mail"}]}))
+    mail = (
+        "From: Ingrid Baumann <i.baumann@hv.example>\nTo: jan@example.org\nSubject: Wartung\n"
+        "Date: Mon, 6 Oct 2025 09:12:00 +0200\nMessage-ID: <w1@hv.example>\n\n"
+        "Der Techniker kommt am Dienstag. Rechnung RE-2025-08817 liegt bei.\n"
+    )
+    write(
+        tmp_path / "set" / "data",
+        {
+            "notes/lisbon.md": "# Lisbon\n\nThe street door code is 4411#.\n",
+            "notes/garden.md": "# Garden\n\nThe tomatoes went into the pots on 12 April.\n",
+            "mail/Inbox.mbox": "From MAILER-DAEMON Thu Jan  1 00:00:00 2025\n" + mail + "\n",
+        },
+    )
+    (tmp_path / "set" / "home.json").write_text(
+        json.dumps(
+            {
+                "name": "tiny",
+                "sources": [
+                    {"name": "notes", "connector": "files", "path": "data/notes"},
+                    {"name": "mail", "connector": "mail", "path": "data/mail"},
+                ],
+            }
+        )
+    )
     queries = [
-        {"_id": "i1", "kind": "identifier", "text": "RE-2025-08817", "relevant": [{"source": "mail", "contains": "RE-2025-08817"}]},
-        {"_id": "p1", "kind": "paraphrase", "text": "how do I get in the front door in Lisbon",
-         "relevant": [{"source": "notes", "contains": "4411#"}]},
-        {"_id": "f1", "kind": "filtered", "text": "tomatoes", "where": {"ext": "md"}, "connectors": ["files"],
-         "relevant": [{"source": "notes", "contains": "12 April"}]},
+        {
+            "_id": "i1",
+            "kind": "identifier",
+            "text": "RE-2025-08817",
+            "relevant": [{"source": "mail", "contains": "RE-2025-08817"}],
+        },
+        {
+            "_id": "p1",
+            "kind": "paraphrase",
+            "text": "how do I get in the front door in Lisbon",
+            "relevant": [{"source": "notes", "contains": "4411#"}],
+        },
+        {
+            "_id": "f1",
+            "kind": "filtered",
+            "text": "tomatoes",
+            "where": {"ext": "md"},
+            "connectors": ["files"],
+            "relevant": [{"source": "notes", "contains": "12 April"}],
+        },
         {"_id": "n1", "kind": "negative", "text": "quantum chromodynamics lecture notes", "relevant": []},
     ]
     (tmp_path / "set" / "queries.jsonl").write_text("\n".join(json.dumps(q) for q in queries))
@@ -111,10 +154,19 @@ def msmarco_subset(data: Path, out: Path, queries: int = SUBSET_QUERIES, size: i
     lines = [line for line in (data / "corpus.jsonl").read_text(encoding="utf-8").split("\n") if line.strip()]
     keep = [line for line in lines if json.loads(line)["_id"] in judged]
     keep += [line for line in lines if json.loads(line)["_id"] not in judged][: size - len(keep)]
-    qs = [line for line in (data / "queries.jsonl").read_text(encoding="utf-8").split("\n")
-          if line.strip() and json.loads(line)["_id"] in chosen]
-    write(out, {"corpus.jsonl": "\n".join(keep) + "\n", "queries.jsonl": "\n".join(qs) + "\n",
-                "qrels/test.tsv": "".join("\t".join(r) + "\n" for r in qrels if r[0] in chosen)})
+    qs = [
+        line
+        for line in (data / "queries.jsonl").read_text(encoding="utf-8").split("\n")
+        if line.strip() and json.loads(line)["_id"] in chosen
+    ]
+    write(
+        out,
+        {
+            "corpus.jsonl": "\n".join(keep) + "\n",
+            "queries.jsonl": "\n".join(qs) + "\n",
+            "qrels/test.tsv": "".join("\t".join(r) + "\n" for r in qrels if r[0] in chosen),
+        },
+    )
     return out
 
 

@@ -8,15 +8,26 @@ import os
 
 import numpy as np
 import pytest
-
 from conftest import cli_json, materialize_source, write
-from ragbag import embedding, graph, query
-from ragbag.errors import RagbagError
-from ragbag.stages import staged_graph
-from ragbag.store import Store
 
-SMALL = graph.Params(build_m=16, ef_construction=64, hub_fraction=0.02, hub_degree=16, degree=6,
-                     pq_m=16, pq_bits=8, ef_search=64, recompute=32)
+from ragbag.build.stages import staged_graph
+from ragbag.core.errors import RagbagError
+from ragbag.index import graph
+from ragbag.index.store import Store
+from ragbag.models import embedding
+from ragbag.search import query
+
+SMALL = graph.Params(
+    build_m=16,
+    ef_construction=64,
+    hub_fraction=0.02,
+    hub_degree=16,
+    degree=6,
+    pq_m=16,
+    pq_bits=8,
+    ef_search=64,
+    recompute=32,
+)
 
 
 def clustered(n: int, d: int = 32, seed: int = 0) -> np.ndarray:
@@ -108,7 +119,7 @@ def test_in_place_insert_and_delete_keep_recall():
 
 
 def test_layouts_walk_down_code_sizes_trying_fewer_edges_first():
-    from ragbag import graph_size
+    from ragbag.index.compact import size as graph_size
 
     small = graph_size.layouts(5000, 384, degree=8)
     assert [(o.degree, o.pq_m, o.bits) for o in small[:4]] == [(8, 96, 2), (6, 96, 2), (8, 64, 2), (6, 64, 2)]
@@ -117,8 +128,17 @@ def test_layouts_walk_down_code_sizes_trying_fewer_edges_first():
     assert all(o.bits == 8 for o in large) and not any(o.rotate for o in small)
     # From 20,000 nodes codes are also tried rotated (OPQ), worth 1.5 times their bytes.
     assert [(o.pq_m, o.rotate) for o in large[::2]] == [
-        (32, True), (24, True), (32, False), (16, True), (24, False), (12, True), (16, False),
-        (8, True), (12, False), (8, False)]
+        (32, True),
+        (24, True),
+        (32, False),
+        (16, True),
+        (24, False),
+        (12, True),
+        (16, False),
+        (8, True),
+        (12, False),
+        (8, False),
+    ]
     assert [o.degree for o in large[:4]] == [8, 6, 8, 6]
     assert graph_size.layouts(5000, 384, degree=6, pq_m=16, pq_bits=8) == [graph_size.Layout(6, 16, 8)]
     assert all(100 % o.pq_m == 0 for o in graph_size.layouts(5000, 100, degree=8))  # only divisors
@@ -158,7 +178,7 @@ def test_a_compact_graph_is_sized_to_its_text_and_never_below_the_recall_floor()
 
 
 def test_an_opq_rotation_codes_closer_and_travels_with_the_graph():
-    from ragbag.graph_size import Layout
+    from ragbag.index.compact.size import Layout
 
     # Variance piled into the first coordinates: unrotated PQ spends as many bits on the flat
     # sub-spaces at the end as on the busy ones at the front.
@@ -271,19 +291,22 @@ def test_a_graph_from_another_model_is_refused(tmp_path):
 
 DOCS = {
     f"note{i}.md": f"# Note {i}\n\n" + text
-    for i, text in enumerate([
-        "The kitchen faucet leaked until the rubber washer in the valve was replaced.",
-        "Perseid meteors peak in August; watch after midnight far from city lights.",
-        "File the income tax return by the end of April and keep donation receipts.",
-        "Sourdough needs a lively starter, a long cold proof and a very hot oven.",
-        "Rotate the car tyres every ten thousand kilometres to even out the wear.",
-        "The quarterly budget review moved to Thursday afternoon in room 4.",
-    ])
+    for i, text in enumerate(
+        [
+            "The kitchen faucet leaked until the rubber washer in the valve was replaced.",
+            "Perseid meteors peak in August; watch after midnight far from city lights.",
+            "File the income tax return by the end of April and keep donation receipts.",
+            "Sourdough needs a lively starter, a long cold proof and a very hot oven.",
+            "Rotate the car tyres every ten thousand kilometres to even out the wear.",
+            "The quarterly budget review moved to Thursday afternoon in room 4.",
+        ]
+    )
 }
 
 
-FILLER = {f"filler{i}.md": f"# Filler {i}\n\nA line about topic number {i} and its {i * 3} variations."
-          for i in range(6)}
+FILLER = {
+    f"filler{i}.md": f"# Filler {i}\n\nA line about topic number {i} and its {i * 3} variations." for i in range(6)
+}
 
 
 def test_compact_profile_drops_vectors_and_searches_by_recomputing(home, instance, tmp_path):
@@ -304,8 +327,11 @@ def test_compact_profile_drops_vectors_and_searches_by_recomputing(home, instanc
     published = home.index_dir("files", "notes") / "current" / "graph"
     assert (published / "graph.bin").exists() and not (published / "hnsw.faiss").exists()
 
-    for q, want in [("how do I fix a dripping tap", "note0.md"), ("when to see shooting stars", "note1.md"),
-                    ("bread baking", "note3.md")]:
+    for q, want in [
+        ("how do I fix a dripping tap", "note0.md"),
+        ("when to see shooting stars", "note1.md"),
+        ("bread baking", "note3.md"),
+    ]:
         hits = query.search(q, home=home, sources=["notes"], mode="vector", k=3)
         exact = query.search(q, home=home, sources=["fastnotes"], mode="vector", k=3)
         assert os.path.basename(hits.iloc[0]["uri"]) == want
@@ -316,8 +342,13 @@ def test_compact_profile_drops_vectors_and_searches_by_recomputing(home, instanc
     # not rebuilt; the copy shares its original's node (one node per distinct text) and comes
     # back beside it; the new vectors are dropped too, and search sees the change.
     (docs / "note5.md").unlink()
-    write(docs, {"note6.md": "# Note 6\n\nThe dentist appointment is on Monday at nine in the morning.",
-                 "again/note0.md": DOCS["note0.md"]})
+    write(
+        docs,
+        {
+            "note6.md": "# Note 6\n\nThe dentist appointment is on Monday at nine in the morning.",
+            "again/note0.md": DOCS["note0.md"],
+        },
+    )
     again = materialize_source(home, instance, "notes")
     assert again["graph"]["mode"] == "updated" and again["graph"]["inserted"] == 2
     assert again["graph"]["deleted"] == 1 and again["graph"]["nodes"] == 13
@@ -326,18 +357,30 @@ def test_compact_profile_drops_vectors_and_searches_by_recomputing(home, instanc
     assert again["embeddings"]["chunks_embedded"] == 1 and again["embeddings"]["in_graph"] == 1
     assert again["graph"]["vectors_held"] == 1, again["graph"]
     assert store.rows("embeddings", "notes", ["vector"]).column("vector").null_count == 13
-    both = query.search("how do I fix a dripping tap", home=home, sources=["notes"], mode="vector", k=2,
-                        collapse=False)
+    both = query.search("how do I fix a dripping tap", home=home, sources=["notes"], mode="vector", k=2, collapse=False)
     assert sorted(os.path.relpath(u, docs) for u in both["uri"]) == ["again/note0.md", "note0.md"]
     assert both["vector_score"].iloc[0] == pytest.approx(both["vector_score"].iloc[1], abs=1e-6)
     hits = query.search("when is my dentist visit", home=home, sources=["notes"], mode="vector", k=1)
     assert os.path.basename(hits.iloc[0]["uri"]) == "note6.md"
-    assert "note5.md" not in {os.path.basename(u) for u in query.search("budget review", home=home,
-                                                                          sources=["notes"], k=12)["uri"]}
+    assert "note5.md" not in {
+        os.path.basename(u) for u in query.search("budget review", home=home, sources=["notes"], k=12)["uri"]
+    }
     assert staged_graph(home, home.source("notes"))["churn"] == 3  # rows inserted + deleted
     # The CLI passes the search width and recompute budget through; list shows the profile.
-    (hit,) = cli_json("search", "when is my dentist visit", "--source", "notes", "--mode", "vector",
-                      "--width", "16", "--recompute", "8", "-k", "1")
+    (hit,) = cli_json(
+        "search",
+        "when is my dentist visit",
+        "--source",
+        "notes",
+        "--mode",
+        "vector",
+        "--width",
+        "16",
+        "--recompute",
+        "8",
+        "-k",
+        "1",
+    )
     assert os.path.basename(hit["uri"]) == "note6.md"
     assert {r["source"]: r["profile"] for r in cli_json("list")} == {"fastnotes": "fast", "notes": "compact"}
 
@@ -376,13 +419,17 @@ def test_compact_vectors_really_leave_the_disk(home, instance, tmp_path):
 def test_build_reports_graph_and_asset_checks(home, instance, tmp_path):
     import dagster as dg
 
-    import connectors
-    from assets.chain import RagbagHome, connector_chain, partitions_for
+    from ragbag import connectors
+    from ragbag.assets.chain import RagbagHome, connector_chain, partitions_for
 
     home.add_source("notes", "files", str(write(tmp_path / "d", DOCS)), known=("files",))
     instance.add_dynamic_partitions(partitions_for("files").name, ["notes"])
-    result = dg.materialize(connector_chain("files", connectors.get("files")), partition_key="notes",
-                            instance=instance, resources={"ragbag": RagbagHome(root=str(home.root))})
+    result = dg.materialize(
+        connector_chain("files", connectors.get("files")),
+        partition_key="notes",
+        instance=instance,
+        resources={"ragbag": RagbagHome(root=str(home.root))},
+    )
     checks = {e.check_name: e for e in result.get_asset_check_evaluations()}
     assert checks["graph_recall"].passed and checks["graph_matches_chunks"].passed
     assert checks["graph_recall"].metadata["recall_at_10"].value >= 0.9

@@ -8,9 +8,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from ragbag import llm
-from ragbag.errors import RagbagError
-from ragbag.llm import ToolCall
+from ragbag.answer import llm
+from ragbag.answer.llm import ToolCall
+from ragbag.core.errors import RagbagError
 
 
 class Fake(BaseHTTPRequestHandler):
@@ -53,28 +53,78 @@ class Fake(BaseHTTPRequestHandler):
         self.server.requests.append(("POST", self.path, dict(self.headers), body))
         if self.path == "/v1/chat/completions":
             if body.get("tools"):
-                return self._send(200, {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
-                    {"id": "call_1", "type": "function",
-                     "function": {"name": "search", "arguments": json.dumps({"query": "door code", "k": 3})}}]}}]})
+                return self._send(
+                    200,
+                    {
+                        "choices": [
+                            {
+                                "message": {
+                                    "role": "assistant",
+                                    "content": None,
+                                    "tool_calls": [
+                                        {
+                                            "id": "call_1",
+                                            "type": "function",
+                                            "function": {
+                                                "name": "search",
+                                                "arguments": json.dumps({"query": "door code", "k": 3}),
+                                            },
+                                        }
+                                    ],
+                                }
+                            }
+                        ]
+                    },
+                )
             if body.get("stream"):
-                events = [f"data: {json.dumps({'choices': [{'delta': {'content': t}}]})}\n\n"
-                          for t in ("The door ", "code is ", "4411# [c:ab33a0].")]
+                events = [
+                    f"data: {json.dumps({'choices': [{'delta': {'content': t}}]})}\n\n"
+                    for t in ("The door ", "code is ", "4411# [c:ab33a0].")
+                ]
                 return self._stream([": keep-alive\n\n", *events, "data: [DONE]\n\n"], "text/event-stream")
             return self._send(200, {"choices": [{"message": {"role": "assistant", "content": "plain reply"}}]})
         if self.path == "/api/chat":
             if body.get("tools"):
-                return self._send(200, {"message": {"role": "assistant", "content": "", "tool_calls": [
-                    {"function": {"name": "grep_file", "arguments": {"doc_id": "d1", "pattern": "4411"}}}]}, "done": True})
+                return self._send(
+                    200,
+                    {
+                        "message": {
+                            "role": "assistant",
+                            "content": "",
+                            "tool_calls": [
+                                {"function": {"name": "grep_file", "arguments": {"doc_id": "d1", "pattern": "4411"}}}
+                            ],
+                        },
+                        "done": True,
+                    },
+                )
             lines = [json.dumps({"message": {"content": t}, "done": False}) + "\n" for t in ("Hel", "lo")]
-            return self._stream([*lines, json.dumps({"message": {"content": ""}, "done": True}) + "\n"], "application/x-ndjson")
+            return self._stream(
+                [*lines, json.dumps({"message": {"content": ""}, "done": True}) + "\n"], "application/x-ndjson"
+            )
         if self.path == "/v1/messages":
             if body.get("tools"):
-                return self._send(200, {"content": [{"type": "text", "text": "Let me look."}, {
-                    "type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"doc_id": "d1"}}]})
-            ev = [("message_start", {"type": "message_start"}),
-                  ("content_block_delta", {"type": "content_block_delta", "delta": {"type": "text_delta", "text": "Bon"}}),
-                  ("content_block_delta", {"type": "content_block_delta", "delta": {"type": "text_delta", "text": "jour"}}),
-                  ("message_stop", {"type": "message_stop"})]
+                return self._send(
+                    200,
+                    {
+                        "content": [
+                            {"type": "text", "text": "Let me look."},
+                            {"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"doc_id": "d1"}},
+                        ]
+                    },
+                )
+            ev = [
+                ("message_start", {"type": "message_start"}),
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "delta": {"type": "text_delta", "text": "Bon"}},
+                ),
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "delta": {"type": "text_delta", "text": "jour"}},
+                ),
+                ("message_stop", {"type": "message_stop"}),
+            ]
             return self._stream([f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in ev], "text/event-stream")
         self._send(404, {"error": "not found"})
 
@@ -117,13 +167,18 @@ def test_openai_compatible_tool_calls_round_trip(server, monkeypatch):
     assert reply.tool_calls == [ToolCall("search", {"query": "door code", "k": 3}, "call_1")]
     body = srv.requests[-1][3]
     assert body["tools"] == [{"type": "function", "function": spec}] and "Authorization" not in srv.requests[-1][2]
-    history = MESSAGES + [{"role": "assistant", "content": "", "tool_calls": reply.tool_calls},
-                          {"role": "tool", "tool_call_id": "call_1", "name": "search", "content": "{\"hits\": []}"}]
+    history = MESSAGES + [
+        {"role": "assistant", "content": "", "tool_calls": reply.tool_calls},
+        {"role": "tool", "tool_call_id": "call_1", "name": "search", "content": '{"hits": []}'},
+    ]
     p.chat_tools(history, [spec])
     wire = srv.requests[-1][3]["messages"]
-    assert wire[2]["tool_calls"][0] == {"id": "call_1", "type": "function",
-                                        "function": {"name": "search", "arguments": json.dumps({"query": "door code", "k": 3})}}
-    assert wire[3] == {"role": "tool", "content": "{\"hits\": []}", "tool_call_id": "call_1"}
+    assert wire[2]["tool_calls"][0] == {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "search", "arguments": json.dumps({"query": "door code", "k": 3})},
+    }
+    assert wire[3] == {"role": "tool", "content": '{"hits": []}', "tool_call_id": "call_1"}
 
 
 def test_openai_errors_are_one_line_and_name_the_variable_or_url(server, monkeypatch):
@@ -149,8 +204,11 @@ def test_ollama_host_models_stream_and_tools(server, monkeypatch):
         llm.get("ollama", model="qwen3:7b").check()
     assert list(p.stream(MESSAGES)) == ["Hel", "lo"]
     reply = p.chat_tools(MESSAGES, [{"name": "grep_file", "description": "d", "parameters": {"type": "object"}}])
-    assert reply.tool_calls[0].name == "grep_file" and reply.tool_calls[0].arguments == {"doc_id": "d1", "pattern": "4411"}
-    from ragbag.llm.ollama import host_url
+    assert reply.tool_calls[0].name == "grep_file" and reply.tool_calls[0].arguments == {
+        "doc_id": "d1",
+        "pattern": "4411",
+    }
+    from ragbag.answer.llm.ollama import host_url
 
     assert host_url("0.0.0.0") == "http://127.0.0.1:11434" and host_url(None) == "http://127.0.0.1:11434"
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")
@@ -173,16 +231,22 @@ def test_anthropic_messages_stream_and_tool_use(server, monkeypatch):
     assert {k.lower(): v for k, v in srv.requests[-1][2].items()}["x-api-key"] == "k"
     reply = p.chat_tools(MESSAGES, [{"name": "read_file", "description": "d", "parameters": {"type": "object"}}])
     assert reply.text == "Let me look." and reply.tool_calls == [ToolCall("read_file", {"doc_id": "d1"}, "tu_1")]
-    from ragbag.llm.anthropic import _wire
+    from ragbag.answer.llm.anthropic import _wire
 
-    wire = _wire(MESSAGES + [{"role": "assistant", "content": "", "tool_calls": reply.tool_calls},
-                             {"role": "tool", "tool_call_id": "tu_1", "content": "{}"}])
+    wire = _wire(
+        MESSAGES
+        + [
+            {"role": "assistant", "content": "", "tool_calls": reply.tool_calls},
+            {"role": "tool", "tool_call_id": "tu_1", "content": "{}"},
+        ]
+    )
     assert wire[1]["content"][0]["type"] == "tool_use" and wire[2]["content"][0]["tool_use_id"] == "tu_1"
 
 
 def test_llama_cpp_missing_extra_is_a_one_line_error(tmp_path):
     try:
         import llama_cpp  # noqa: F401
+
         pytest.skip("llama-cpp-python is installed")
     except ImportError:
         pass

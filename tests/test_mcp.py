@@ -6,12 +6,12 @@ import os
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
-
-import connectors
 from conftest import RAGBAG, materialize_source, strict_json, write
-from ragbag.home import Home
+from mcp import ClientSession, StdioServerParameters, stdio_client
 from test_tools import built_home
+
+from ragbag import connectors
+from ragbag.core.home import Home
 
 # One worker builds this module's home once (`make test` runs `--dist loadgroup`).
 pytestmark = pytest.mark.xdist_group("test_mcp")
@@ -47,7 +47,14 @@ def test_mcp_stdio_session(kb, tmp_path):
                     init = await s.initialize()
                     assert init.server_info.name == "ragbag" and "search first" in (init.instructions or "")
                     tools = {t.name: t for t in (await s.list_tools()).tools}
-                    assert set(tools) == {"search", "list_sources", "source_status", "find_files", "read_file", "grep_file"}
+                    assert set(tools) == {
+                        "search",
+                        "list_sources",
+                        "source_status",
+                        "find_files",
+                        "read_file",
+                        "grep_file",
+                    }
                     for t in tools.values():
                         assert len(t.description) > 60 and t.input_schema["type"] == "object"
                     props = tools["search"].input_schema["properties"]
@@ -67,10 +74,16 @@ def test_mcp_stdio_session(kb, tmp_path):
                     assert _json(await s.call_tool("source_status", {"source": "notes"}))["built"]
 
                     assert "unknown doc_id" in _error(await s.call_tool("read_file", {"doc_id": "nope"}))
-                    assert "unknown doc_id" in _error(await s.call_tool("grep_file", {"doc_id": "/etc/passwd", "pattern": "root"}))
+                    assert "unknown doc_id" in _error(
+                        await s.call_tool("grep_file", {"doc_id": "/etc/passwd", "pattern": "root"})
+                    )
                     assert "not valid JSON" in _error(await s.call_tool("search", {"query": "x", "where": "{bad"}))
-                    assert "unknown operator" in _error(await s.call_tool("search", {"query": "x", "where": {"a": {"~": 1}}}))
-                    assert "bad regular expression" in _error(await s.call_tool("grep_file", {"doc_id": doc, "pattern": "(["}))
+                    assert "unknown operator" in _error(
+                        await s.call_tool("search", {"query": "x", "where": {"a": {"~": 1}}})
+                    )
+                    assert "bad regular expression" in _error(
+                        await s.call_tool("grep_file", {"doc_id": doc, "pattern": "(["})
+                    )
                     assert "invalid arguments" in _error(await s.call_tool("search", {"query": "x", "k": 0}))
                     assert "as a date" in _error(await s.call_tool("search", {"query": "x", "after": "yesterday-ish"}))
                     assert "unknown tool" in _error(await s.call_tool("build", {"source": "notes"}))

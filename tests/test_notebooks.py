@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 import dagster as dg
 import nbformat
-from nbclient import NotebookClient
-
 from conftest import materialize_source
+from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,8 +38,10 @@ def test_explore_notebook_executes(home):
     instance = dg.DagsterInstance.from_config(str(home.dagster_home))
     try:
         outputs = _run_on_sample(home, instance, "explore.ipynb")
-        chunk_runs = {r.event_log_entry.run_id for r in instance.fetch_materializations(
-            dg.AssetKey(["files", "chunks"]), limit=10).records}
+        chunk_runs = {
+            r.event_log_entry.run_id
+            for r in instance.fetch_materializations(dg.AssetKey(["files", "chunks"]), limit=10).records
+        }
     finally:
         instance.dispose()
     assert any("image/png" in o.get("data", {}) for o in outputs), "no plot of documents per month"

@@ -17,11 +17,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from conftest import cli, cli_json, write
-from ragbag.errors import RagbagError
-from ragbag.home import Home
-from ragbag.store import Store, storage_options
+
+from ragbag.core.errors import RagbagError
+from ragbag.core.home import Home
+from ragbag.index.store import Store, storage_options
 
 BIN = Path(sys.executable).parent
 BUCKET = "ragbag-test"
@@ -33,9 +33,13 @@ KEY_ID, SECRET = "AKIARAGBAGTESTKEY01", "ragbag-test-secret-never-on-disk"
 def test_lance_uri_defaults_to_the_home_and_is_validated(home, tmp_path):
     assert home.lance_uri == str(home.root / "lance") and home.lance_dir == home.root / "lance"
     assert home.lance_is_local
-    for bad, why in [("http://host/x", "local path or"), ("s3://", "name a bucket"),
-                     ("s3://KEY:SECRET@bucket/x", "no credentials"), ("gs://b/x?key=1", "no query"),
-                     ("s3+ddb://b/x", "ddbTableName")]:
+    for bad, why in [
+        ("http://host/x", "local path or"),
+        ("s3://", "name a bucket"),
+        ("s3://KEY:SECRET@bucket/x", "no credentials"),
+        ("gs://b/x?key=1", "no query"),
+        ("s3+ddb://b/x", "ddbTableName"),
+    ]:
         with pytest.raises(RagbagError, match=why):
             home.set_config("storage.lance_uri", bad)
     assert home.get_config("storage.lance_uri") is None  # nothing written by a refused value
@@ -56,11 +60,20 @@ def test_lance_uri_defaults_to_the_home_and_is_validated(home, tmp_path):
 
 
 def test_storage_options_come_from_the_environment_for_the_uri_scheme():
-    env = {"AWS_ENDPOINT_URL": "http://127.0.0.1:9", "AWS_ALLOW_HTTP": "true", "AWS_REGION": "eu-west-1",
-           "GOOGLE_SERVICE_ACCOUNT": "/sa.json", "AZURE_STORAGE_ACCOUNT_NAME": "acct", "HOME": "/root",
-           "AWS_SESSION_TOKEN": ""}
-    assert storage_options("s3://b/p", env) == {"aws_endpoint_url": "http://127.0.0.1:9",
-                                                "aws_allow_http": "true", "aws_region": "eu-west-1"}
+    env = {
+        "AWS_ENDPOINT_URL": "http://127.0.0.1:9",
+        "AWS_ALLOW_HTTP": "true",
+        "AWS_REGION": "eu-west-1",
+        "GOOGLE_SERVICE_ACCOUNT": "/sa.json",
+        "AZURE_STORAGE_ACCOUNT_NAME": "acct",
+        "HOME": "/root",
+        "AWS_SESSION_TOKEN": "",
+    }
+    assert storage_options("s3://b/p", env) == {
+        "aws_endpoint_url": "http://127.0.0.1:9",
+        "aws_allow_http": "true",
+        "aws_region": "eu-west-1",
+    }
     assert storage_options("s3+ddb://b/p?ddbTableName=t", env)["aws_region"] == "eu-west-1"
     assert storage_options("gs://b/p", env) == {"google_service_account": "/sa.json"}
     assert storage_options("az://c/p", env) == {"azure_storage_account_name": "acct"}
@@ -94,8 +107,12 @@ def s3(tmp_path, monkeypatch):
     port = _free_port()
     endpoint = f"http://127.0.0.1:{port}"
     log = open(tmp_path / "moto.log", "w")
-    proc = subprocess.Popen([str(BIN / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        [str(BIN / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -106,16 +123,22 @@ def s3(tmp_path, monkeypatch):
                 assert proc.poll() is None, (tmp_path / "moto.log").read_text()
                 assert time.monotonic() < deadline, "moto_server did not answer within 60 s"
                 time.sleep(0.3)
-        for k, v in {"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": KEY_ID,
-                     "AWS_SECRET_ACCESS_KEY": SECRET, "AWS_REGION": "us-east-1",
-                     "AWS_DEFAULT_REGION": "us-east-1", "AWS_ALLOW_HTTP": "true"}.items():
+        for k, v in {
+            "AWS_ENDPOINT_URL": endpoint,
+            "AWS_ACCESS_KEY_ID": KEY_ID,
+            "AWS_SECRET_ACCESS_KEY": SECRET,
+            "AWS_REGION": "us-east-1",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_ALLOW_HTTP": "true",
+        }.items():
             monkeypatch.setenv(k, v)
         for k in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3"):
             monkeypatch.delenv(k, raising=False)
         import boto3
 
-        client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
-                              aws_access_key_id=KEY_ID, aws_secret_access_key=SECRET)
+        client = boto3.client(
+            "s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id=KEY_ID, aws_secret_access_key=SECRET
+        )
         client.create_bucket(Bucket=BUCKET)
         yield client
     finally:
@@ -140,7 +163,7 @@ def _keys(client, prefix: str) -> list[str]:
 
 
 def _titles(query: str, source: str) -> list[str]:
-    from ragbag import query as q
+    from ragbag.search import query as q
 
     return q.search(query, k=3, sources=[source])["title"].tolist()
 
@@ -151,11 +174,14 @@ def test_a_source_builds_searches_rebuilds_and_is_removed_with_lancedb_on_s3(hom
     cli("config", "set", "storage.lance_uri", uri)
     assert Home(home.root).lance_uri == uri
     (home.root / "lance").rmdir()  # made empty by the fixture's ensure(), before the setting
-    docs = write(tmp_path / "docs", {
-        "lisbon.md": "# Lisbon flat\n\nThe gate code in Lisbon is 4711. Ring twice.\n",
-        "porto.md": "# Porto trip\n\nPorto trains leave at nine from São Bento.\n",
-        "garden.txt": "Water the tomatoes at dusk; the basil wants shade.\n",
-    })
+    docs = write(
+        tmp_path / "docs",
+        {
+            "lisbon.md": "# Lisbon flat\n\nThe gate code in Lisbon is 4711. Ring twice.\n",
+            "porto.md": "# Porto trip\n\nPorto trains leave at nine from São Bento.\n",
+            "garden.txt": "Water the tomatoes at dusk; the basil wants shade.\n",
+        },
+    )
     cli("add", "files", "notes", str(docs))
 
     (rep,) = cli_json("build", "notes")

@@ -15,18 +15,21 @@ from pathlib import Path
 
 import pytest
 
-import connectors
-from ragbag import filters
-from ragbag.documents import Cursor, Document, ReadError, Seen
-from ragbag.personal_eval import KINDS, SOURCES, generate
+from ragbag import connectors
+from ragbag.apps.eval.personal_set import KINDS, SOURCES, generate
+from ragbag.core.records import Cursor, Document, ReadError, Seen
+from ragbag.search import filters
 
 # One worker builds this module's home once (`make test` runs `--dist loadgroup`).
 pytestmark = pytest.mark.xdist_group("test_personal_eval")
 
 
 def _files(root: Path) -> dict[str, tuple[bytes, int]]:
-    return {p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _read_all(out: Path) -> tuple[dict[str, list[Document]], list[ReadError]]:
@@ -58,12 +61,11 @@ def _matching(docs: dict[str, list[Document]], source: str, contains: str) -> li
 
 
 def _passes(doc: Document, query: dict) -> bool:
-    """The query's filters as ragbag.query applies them: where on the record (document fields
+    """The query's filters as ragbag.search.query applies them: where on the record (document fields
     over its metadata), after inclusive, before exclusive, connectors."""
     if query.get("connectors") and doc.connector not in query["connectors"]:
         return False
-    record = {**doc.metadata, "source": doc.source, "connector": doc.connector, "uri": doc.uri,
-              "title": doc.title}
+    record = {**doc.metadata, "source": doc.source, "connector": doc.connector, "uri": doc.uri, "title": doc.title}
     if not filters.matches(record, filters.parse_where(query.get("where"))):
         return False
     lo, hi = filters.parse_time(query.get("after")), filters.parse_time(query.get("before"))
@@ -85,9 +87,11 @@ def test_generation_is_deterministic_and_idempotent(tmp_path):
 
 
 def test_generator_imports_neither_dagster_nor_torch_nor_connectors():
-    code = ("import sys, ragbag.personal_eval; "
-            "bad = [m for m in ('dagster', 'torch', 'connectors', 'numpy') if m in sys.modules]; "
-            "print(bad); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys, ragbag.apps.eval.personal_set; "
+        "bad = [m for m in ('dagster', 'torch', 'connectors', 'numpy') if m in sys.modules]; "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -106,8 +110,17 @@ def test_every_connector_reads_everything_without_errors(generated):
     _, docs, errors, _ = generated
     assert errors == []
     counts = {name: len(found) for name, found in docs.items()}
-    minimum = {"mail": 110, "browser": 280, "calendar": 40, "imessage": 15, "wechat": 15, "chatgpt": 15,
-               "claude": 10, "code": 10, "notes": 25}
+    minimum = {
+        "mail": 110,
+        "browser": 280,
+        "calendar": 40,
+        "imessage": 15,
+        "wechat": 15,
+        "chatgpt": 15,
+        "claude": 10,
+        "code": 10,
+        "notes": 25,
+    }
     assert all(counts[k] >= v for k, v in minimum.items()), counts
     notes = {d.metadata["path"]: d for d in docs["notes"]}
     assert notes["wohnung/Mietvertrag_Weserstrasse41.pdf"].metadata["pages"] == 3
@@ -176,8 +189,9 @@ def test_filters_are_what_keeps_the_distractors_out(generated):
 def test_negatives_resolve_to_nothing(generated):
     _, docs, _, queries = generated
     texts = [d.text.lower() for found in docs.values() for d in found]
-    bad = [(q["_id"], absent) for q in queries for absent in q.get("absent", [])
-           if any(absent.lower() in t for t in texts)]
+    bad = [
+        (q["_id"], absent) for q in queries for absent in q.get("absent", []) if any(absent.lower() in t for t in texts)
+    ]
     assert not bad
     # what the formats hide must stay hidden: a ChatGPT dead branch, quoted reply text
     assert not any("instant dry yeast" in t for t in texts)

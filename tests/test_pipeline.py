@@ -7,26 +7,27 @@ import json
 import os
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
 from conftest import materialize_source, write
-from ragbag import embedding, query
-from ragbag.bert_numpy import encoder
-from ragbag.errors import RagbagError
-from ragbag.stages import remove
-from ragbag.store import Store
+
+from ragbag.build.stages import remove
+from ragbag.core.errors import RagbagError
+from ragbag.index.store import Store
+from ragbag.models import embedding
+from ragbag.models.bert_numpy import encoder
+from ragbag.search import query
 
 KNOWN = ("files", "code")
 CORPUS = {
     "kitchen.md": "# Fixing the kitchen faucet\n\nThe kitchen faucet leaked for weeks. Replacing the "
-                  "worn rubber washer inside the valve stopped the drip completely.\n",
+    "worn rubber washer inside the valve stopped the drip completely.\n",
     "sky/astronomy.txt": "Meteor showers\n\nThe Perseids peak in mid August; lie on your back away from "
-                         "city lights after midnight to see the most meteors.\n",
+    "city lights after midnight to see the most meteors.\n",
     "money/taxes.md": "# Taxes\n\nThe income tax return must be filed by the end of April; keep receipts "
-                      "for charitable donations.\n",
+    "for charitable donations.\n",
     "travel/huangshan.txt": "我们坐缆车上了黄山，山顶的云海特别壮观。\n",
 }
 
@@ -102,7 +103,7 @@ def test_filters_apply_before_ranking(home, instance, tmp_path):
     home.add_source("garden", "files", str(docs), known=KNOWN)
     for i in range(12):  # dates: logs 0-5 in 2020, the rest now
         if i < 6:
-            t = datetime(2020, 6, 1, tzinfo=timezone.utc).timestamp()
+            t = datetime(2020, 6, 1, tzinfo=UTC).timestamp()
             os.utime(docs / "garden" / f"log-{i:02d}.txt", (t, t))
     materialize_source(home, instance, "garden")
 
@@ -159,20 +160,27 @@ def test_numpy_encoder_matches_sentence_transformers():
 
 
 def test_a_small_batch_of_passages_is_embedded_without_importing_torch():
-    code = ("import sys; from ragbag import embedding\n"
-            "v = embedding.encode_passages(['one short passage', 'and another'], embedding.MINILM)\n"
-            "big = embedding.NUMPY_PASSAGE_TOKENS + 1\n"
-            "assert v.shape == (2, 384) and 'torch' not in sys.modules, sorted(sys.modules)\n"
-            "w = embedding.encode_passages(['one short passage'], embedding.MINILM, total_tokens=big)\n"
-            "assert 'torch' in sys.modules and float(w[0] @ v[0]) > 0.9999\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                         cwd=Path(__file__).resolve().parents[1])
+    code = (
+        "import sys; from ragbag import embedding\n"
+        "v = embedding.encode_passages(['one short passage', 'and another'], embedding.MINILM)\n"
+        "big = embedding.NUMPY_PASSAGE_TOKENS + 1\n"
+        "assert v.shape == (2, 384) and 'torch' not in sys.modules, sorted(sys.modules)\n"
+        "w = embedding.encode_passages(['one short passage'], embedding.MINILM, total_tokens=big)\n"
+        "assert 'torch' in sys.modules and float(w[0] @ v[0]) > 0.9999\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert out.returncode == 0, out.stderr[-3000:]
 
 
 def test_incremental_readers_use_cursor_and_seen(home, tmp_path):
-    from ragbag.documents import Cursor, Document, Seen
-    from ragbag.stages import ingest
+    from ragbag.build.stages import ingest
+    from ragbag.core.records import Cursor, Document, Seen
 
     records = {"1": "alpha", "2": "beta"}
     calls = []
@@ -228,7 +236,7 @@ def test_switching_the_embedding_model_rebuilds_everything_with_it(built, home, 
 
 
 def test_asset_checks_pass_on_a_good_build_and_block_a_bad_one(built, home, instance, monkeypatch):
-    from ragbag import checks
+    from ragbag.build import checks
 
     _, meta = built
     store = Store(home.lance_dir)
@@ -240,14 +248,25 @@ def test_asset_checks_pass_on_a_good_build_and_block_a_bad_one(built, home, inst
     # Corrupt the store behind the pipeline's back: an orphan vector and a chunk without one.
     import pyarrow as pa
 
-    store.add("embeddings", pa.table({"chunk_id": ["ghost"], "source": ["notes"], "content_hash": ["x"],
-                                      "model": ["all-MiniLM-L6-v2"], "vector": [[0.0] * 384]}))
+    store.add(
+        "embeddings",
+        pa.table(
+            {
+                "chunk_id": ["ghost"],
+                "source": ["notes"],
+                "content_hash": ["x"],
+                "model": ["all-MiniLM-L6-v2"],
+                "vector": [[0.0] * 384],
+            }
+        ),
+    )
     c = checks.embeddings_match_chunks(store, home, src)
     assert not c.passed and c.metadata["orphans"] == 1
     # Through Dagster: the failing blocking check stops the chain before publication.
     import dagster as dg
-    import connectors
-    from assets.chain import RagbagHome, connector_chain
+
+    from ragbag import connectors
+    from ragbag.assets.chain import RagbagHome, connector_chain
 
     def embeddings_match_chunks(st, h, s):
         return checks.Check("embeddings_match_chunks", False, "forced failure")
@@ -255,9 +274,13 @@ def test_asset_checks_pass_on_a_good_build_and_block_a_bad_one(built, home, inst
     monkeypatch.setattr(checks, "BY_STAGE", {**checks.BY_STAGE, "embeddings": [embeddings_match_chunks]})
     before = query.sources_status(home)["notes"]["built_at"]
     built[0].joinpath("kitchen.md").write_text("# Changed\n\nA new faucet text.\n")
-    result = dg.materialize(connector_chain("files", connectors.get("files")), partition_key="notes",
-                            instance=instance, resources={"ragbag": RagbagHome(root=str(home.root))},
-                            raise_on_error=False)
+    result = dg.materialize(
+        connector_chain("files", connectors.get("files")),
+        partition_key="notes",
+        instance=instance,
+        resources={"ragbag": RagbagHome(root=str(home.root))},
+        raise_on_error=False,
+    )
     assert not result.success
     done = {ev.asset_key.path[-1] for ev in result.get_asset_materialization_events()}
     assert "bm25" not in done

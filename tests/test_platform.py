@@ -13,16 +13,17 @@ from pathlib import Path
 import dagster as dg
 import pytest
 import yaml
-
-from assets.chain import STAGES
 from conftest import TWO_SOURCES_QUERIES, assert_searchable, platform_env, two_sources
-from ragbag.checks import BY_STAGE
+
+from ragbag.assets.chain import STAGES
+from ragbag.build.checks import BY_STAGE
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
 
 # -- privacy and instance config ----------------------------------------------------------------
+
 
 def test_dagster_yaml_disables_telemetry_and_limits_the_lance_pool(home):
     path = home.dagster_home / "dagster.yaml"
@@ -47,11 +48,12 @@ def test_make_ui_binds_loopback_only():
 
 # -- definitions --------------------------------------------------------------------------------
 
+
 def test_every_stage_is_in_the_lance_pool_with_a_single_run_backfill_policy_and_bm25_has_freshness():
-    import connectors
-    from assets.chain import POOL, STAGES
-    from pipelines.definitions import defs
-    from pipelines.schedules import cron_for
+    from ragbag import connectors
+    from ragbag.assets.chain import POOL, STAGES
+    from ragbag.pipelines.definitions import defs
+    from ragbag.pipelines.schedules import cron_for
 
     for name in connectors.NAMES:
         for stage in STAGES:
@@ -61,7 +63,11 @@ def test_every_stage_is_in_the_lance_pool_with_a_single_run_backfill_policy_and_
             policy = a.specs_by_key[a.key].freshness_policy
             if stage != "bm25":
                 assert policy is None
-        policy = defs.resolve_assets_def(dg.AssetKey([name, "bm25"])).specs_by_key[dg.AssetKey([name, "bm25"])].freshness_policy
+        policy = (
+            defs.resolve_assets_def(dg.AssetKey([name, "bm25"]))
+            .specs_by_key[dg.AssetKey([name, "bm25"])]
+            .freshness_policy
+        )
         assert isinstance(policy, dg.FreshnessPolicy)
     mail = defs.resolve_assets_def(dg.AssetKey(["mail", "bm25"])).specs_by_key[dg.AssetKey(["mail", "bm25"])]
     assert cron_for(connectors.get("mail")) == "*/30 * * * *"
@@ -74,15 +80,29 @@ def test_every_stage_is_in_the_lance_pool_with_a_single_run_backfill_policy_and_
 
 # -- backfills ----------------------------------------------------------------------------------
 
+
 @pytest.mark.slow(seconds=60)
 def test_backfill_rebuilds_a_connectors_sources_in_one_run_from_the_cli(home, tmp_path):
     """`dagster asset materialize --select group:files --partition-range a...b`: one run, every
     source rebuilt, per-partition materialisations and passing checks recorded in the home."""
     two_sources(tmp_path)
     proc = subprocess.run(
-        [str(BIN / "dagster"), "asset", "materialize", "-m", "pipelines.definitions",
-         "--select", "group:files", "--partition-range", "a...b"],
-        cwd=ROOT, env=platform_env(home), capture_output=True, text=True, timeout=600,
+        [
+            str(BIN / "dagster"),
+            "asset",
+            "materialize",
+            "-m",
+            "ragbag.pipelines.definitions",
+            "--select",
+            "group:files",
+            "--partition-range",
+            "a...b",
+        ],
+        cwd=ROOT,
+        env=platform_env(home),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     instance = dg.DagsterInstance.from_config(str(home.dagster_home))
@@ -93,9 +113,14 @@ def test_backfill_rebuilds_a_connectors_sources_in_one_run_from_the_cli(home, tm
         assert runs[0].tags["dagster/asset_partition_range_end"] == "b"
         for stage in STAGES:
             assert instance.get_materialized_partitions(dg.AssetKey(["files", stage])) == {"a", "b"}
-        checks = [e for e in instance.all_logs(runs[0].run_id)
-                  if e.dagster_event and e.dagster_event.event_type_value == "ASSET_CHECK_EVALUATION"]
-        assert len(checks) == sum(len(fns) for fns in BY_STAGE.values()) == 7 and all(e.dagster_event.event_specific_data.passed for e in checks)
+        checks = [
+            e
+            for e in instance.all_logs(runs[0].run_id)
+            if e.dagster_event and e.dagster_event.event_type_value == "ASSET_CHECK_EVALUATION"
+        ]
+        assert len(checks) == sum(len(fns) for fns in BY_STAGE.values()) == 7 and all(
+            e.dagster_event.event_specific_data.passed for e in checks
+        )
     finally:
         instance.dispose()
     assert_searchable(home, TWO_SOURCES_QUERIES)
@@ -112,9 +137,16 @@ def test_two_sources_of_one_connector_build_at_once_into_one_home(home, tmp_path
         assert instance.event_log_storage.get_concurrency_info("ragbag_lance").slot_count == 1
     finally:
         instance.dispose()
-    procs = {name: subprocess.Popen([str(BIN / "ragbag"), "build", name, "--json"], env=platform_env(home),
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for name in ("a", "b")}
+    procs = {
+        name: subprocess.Popen(
+            [str(BIN / "ragbag"), "build", name, "--json"],
+            env=platform_env(home),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("a", "b")
+    }
     reports = {}
     for name, p in procs.items():
         out, err = p.communicate(timeout=600)
@@ -149,6 +181,7 @@ def test_two_sources_of_one_connector_build_at_once_into_one_home(home, tmp_path
 
 # -- beyond one machine --------------------------------------------------------------------------
 
+
 @pytest.mark.slow
 def test_a_source_builds_with_the_multiprocess_executor(home, tmp_path):
     """Each step in its own process (what the k8s/celery/docker executors do, one step per pod or
@@ -157,17 +190,35 @@ def test_a_source_builds_with_the_multiprocess_executor(home, tmp_path):
     config = tmp_path / "run.yaml"
     config.write_text(yaml.safe_dump({"execution": {"config": {"multiprocess": {"max_concurrent": 2}}}}))
     proc = subprocess.run(
-        [str(BIN / "dagster"), "job", "execute", "-m", "pipelines.definitions", "-j", "build_files",
-         "--tags", json.dumps({"dagster/partition": "a"}), "-c", str(config)],
-        cwd=ROOT, env=platform_env(home), capture_output=True, text=True, timeout=600,
+        [
+            str(BIN / "dagster"),
+            "job",
+            "execute",
+            "-m",
+            "ragbag.pipelines.definitions",
+            "-j",
+            "build_files",
+            "--tags",
+            json.dumps({"dagster/partition": "a"}),
+            "-c",
+            str(config),
+        ],
+        cwd=ROOT,
+        env=platform_env(home),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     instance = dg.DagsterInstance.from_config(str(home.dagster_home))
     try:
         (run,) = instance.get_runs()
         assert run.status == dg.DagsterRunStatus.SUCCESS
-        pids = {e.step_key: e.dagster_event.pid for e in instance.all_logs(run.run_id)
-                if e.dagster_event and e.dagster_event.event_type_value == "STEP_START"}
+        pids = {
+            e.step_key: e.dagster_event.pid
+            for e in instance.all_logs(run.run_id)
+            if e.dagster_event and e.dagster_event.event_type_value == "STEP_START"
+        }
         assert len(pids) == len(set(pids.values())) == len(STAGES), pids  # one process per step
     finally:
         instance.dispose()

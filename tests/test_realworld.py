@@ -28,8 +28,8 @@ BLOBS = ROOT / "imessage" / "imessage-exporter"
 
 def read(connector: str, path: Path) -> tuple[list, list]:
     """(Documents, ReadErrors) of one connector read of ``path``."""
-    import connectors
-    from ragbag.documents import Cursor, Document, ReadError, Seen
+    from ragbag import connectors
+    from ragbag.core.records import Cursor, Document, ReadError, Seen
 
     docs, errors = [], []
     for item in connectors.get(connector).read(str(path), "rw", None):
@@ -62,11 +62,13 @@ def failures(rel: str, exp: dict) -> list[str]:
     if not _in(len(docs), exp["documents"]):
         out.append(f"documents: expected {exp['documents']}, got {len(docs)}")
     if not _in(len(errors), exp["errors"]):
-        out.append(f"errors: expected {exp['errors']}, got {len(errors)}: "
-                   + "; ".join(f"{e.uri}: {e.error}" for e in errors))
+        out.append(
+            f"errors: expected {exp['errors']}, got {len(errors)}: " + "; ".join(f"{e.uri}: {e.error}" for e in errors)
+        )
     if "accounted" in exp and len(docs) + len(errors) != exp["accounted"]:
-        out.append(f"records accounted for (documents + errors): expected {exp['accounted']}, "
-                   f"got {len(docs) + len(errors)}")
+        out.append(
+            f"records accounted for (documents + errors): expected {exp['accounted']}, got {len(docs) + len(errors)}"
+        )
     texts = [f"{d.title}\n{d.text}" for d in docs]
     for check in exp.get("checks", []):
         if "contains" in check:
@@ -124,6 +126,7 @@ def test_folder_read_equals_file_reads(connector):
 
 # --- chat.db: the real schema of plaso's imessage_chat.db plus real attributedBody blobs -------
 
+
 def _chat_db_with_blobs(tmp_path: Path, names: list[str]) -> Path:
     """plaso's chat.db (a real macOS database) with one message per blob added to its first
     chat, text NULL and the blob as attributedBody, a minute apart (one window)."""
@@ -135,10 +138,15 @@ def _chat_db_with_blobs(tmp_path: Path, names: list[str]) -> Path:
     chat_id = con.execute("SELECT chat_id FROM chat_message_join WHERE message_id = 1").fetchone()[0]
     base = con.execute("SELECT MAX(date) FROM message").fetchone()[0] + 86400
     for i, name in enumerate(names):
-        row = dict(template, ROWID=1000 + i, guid=f"REALWORLD-BLOB-{i}", text=None,
-                   attributedBody=(BLOBS / name).read_bytes(), date=base + 60 * i)
-        con.execute(f"INSERT INTO message ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-                    list(row.values()))
+        row = dict(
+            template,
+            ROWID=1000 + i,
+            guid=f"REALWORLD-BLOB-{i}",
+            text=None,
+            attributedBody=(BLOBS / name).read_bytes(),
+            date=base + 60 * i,
+        )
+        con.execute(f"INSERT INTO message ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values()))
         con.execute("INSERT INTO chat_message_join (chat_id, message_id) VALUES (?, ?)", (chat_id, 1000 + i))
     con.commit()
     con.close()
@@ -175,6 +183,7 @@ def test_imessage_overlong_declared_length_keeps_text(tmp_path):
 
 # --- summary ------------------------------------------------------------------------------------
 
+
 def summary() -> str:
     """Per connector: files, records in the source, documents and errors read (today)."""
     rows: dict[str, list[int]] = {}
@@ -187,8 +196,10 @@ def summary() -> str:
         r[3] += len(errors)
         r[4] += 1 if exp.get("xfail") else 0
         r[5] += 1 if (not docs and not errors and exp["records_in_source"]) else 0
-    lines = ["| connector | files | records in source | documents | errors | files with a known defect | files silently empty |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| connector | files | records in source | documents | errors | files with a known defect | files silently empty |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for conn, r in rows.items():
         lines.append(f"| {conn} | " + " | ".join(str(x) for x in r) + " |")
     return "\n".join(lines)

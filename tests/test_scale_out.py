@@ -15,21 +15,21 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import dagster as dg
 import pytest
 import yaml
-
-from assets.chain import POOL, STAGES
 from conftest import TWO_SOURCES_QUERIES, assert_searchable, cli, platform_env, two_sources
+
+from ragbag.assets.chain import POOL, STAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
 
 # -- Postgres storage ------------------------------------------------------------------------------
+
 
 def _pg_bindir() -> Path | None:
     for d in sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name), reverse=True):
@@ -46,9 +46,12 @@ def postgres():
     `dagster`, superuser `dagster`, trust auth (the socket directory is the only way in)."""
     bindir = _pg_bindir()
     if bindir is None:
-        pytest.fail("PostgreSQL server binaries (initdb, pg_ctl) not installed: `make postgres` "
-                    "(apt-get install postgresql; make test does it)")
+        pytest.fail(
+            "PostgreSQL server binaries (initdb, pg_ctl) not installed: `make postgres` "
+            "(apt-get install postgresql; make test does it)"
+        )
     import psycopg2  # the `scale` extra, which `test` includes
+
     base = Path(tempfile.mkdtemp(prefix="ragbag-pg-"))  # short: a socket path must fit 107 bytes
     as_user: list[str] = []
     if os.geteuid() == 0:
@@ -59,11 +62,23 @@ def postgres():
     def run(*cmd: str) -> None:
         proc = subprocess.run([*as_user, *cmd], cwd=base, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, f"{cmd[0]}: {proc.stdout[-2000:]}{proc.stderr[-2000:]}" + (
-            log.read_text()[-2000:] if log.exists() else "")
+            log.read_text()[-2000:] if log.exists() else ""
+        )
 
     run(str(bindir / "initdb"), "-D", str(data), "-U", "dagster", "--auth=trust", "-E", "UTF8", "--no-sync")
-    run(str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60", "-o",
-        f"-c listen_addresses='' -c unix_socket_directories='{base}' -c fsync=off", "start")
+    run(
+        str(bindir / "pg_ctl"),
+        "-D",
+        str(data),
+        "-l",
+        str(log),
+        "-w",
+        "-t",
+        "60",
+        "-o",
+        f"-c listen_addresses='' -c unix_socket_directories='{base}' -c fsync=off",
+        "start",
+    )
     try:
         conn = psycopg2.connect(host=str(base), dbname="postgres", user="dagster")
         conn.autocommit = True
@@ -72,8 +87,12 @@ def postgres():
         conn.close()
         yield base
     finally:
-        subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
-                       cwd=base, capture_output=True, timeout=60)
+        subprocess.run(
+            [*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+            cwd=base,
+            capture_output=True,
+            timeout=60,
+        )
         shutil.rmtree(base, ignore_errors=True)
 
 
@@ -95,9 +114,22 @@ def test_a_source_builds_with_postgres_run_and_event_storage(home, tmp_path, pos
     assert report["status"] == "success" and report["documents"] == 2, report
     # The Dagster CLI, as a deployment's daemon or UI would run it, over the same instance.
     proc = subprocess.run(
-        [str(BIN / "dagster"), "asset", "materialize", "-m", "pipelines.definitions",
-         "--select", "group:files", "--partition", "b"],
-        cwd=ROOT, env=platform_env(home), capture_output=True, text=True, timeout=600,
+        [
+            str(BIN / "dagster"),
+            "asset",
+            "materialize",
+            "-m",
+            "ragbag.pipelines.definitions",
+            "--select",
+            "group:files",
+            "--partition",
+            "b",
+        ],
+        cwd=ROOT,
+        env=platform_env(home),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     # ragbag kept the storage section and added nothing that overrides it.
@@ -127,8 +159,9 @@ def test_a_source_builds_with_postgres_run_and_event_storage(home, tmp_path, pos
             cur.execute("SELECT run_id, status FROM runs")
             rows = dict(cur.fetchall())
             assert set(rows) == {r.run_id for r in runs.values()} and set(rows.values()) == {"SUCCESS"}
-            cur.execute("SELECT run_id, asset_key, partition FROM event_logs "
-                        "WHERE dagster_event_type = 'ASSET_MATERIALIZATION'")
+            cur.execute(
+                "SELECT run_id, asset_key, partition FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION'"
+            )
             mats = cur.fetchall()
             assert len(mats) == 2 * len(STAGES)
             assert {(run_id, p) for run_id, _, p in mats} == {(runs[p].run_id, p) for p in ("a", "b")}
@@ -141,6 +174,7 @@ def test_a_source_builds_with_postgres_run_and_event_storage(home, tmp_path, pos
 
 
 # -- the Dask executor -----------------------------------------------------------------------------
+
 
 def _step_spans(instance, run_id: str) -> dict[str, tuple[float, float, int]]:
     """step key -> (start, end, pid of the process that ran it)."""
@@ -160,7 +194,7 @@ def _step_spans(instance, run_id: str) -> dict[str, tuple[float, float, int]]:
 @pytest.mark.slow(seconds=60)
 def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
     """One connector's two partitions, launched at once as two runs of `build_files` through
-    `pipelines.dask_definitions` (the same assets with `dask_executor`) against one local Dask
+    `ragbag.pipelines.dask_definitions` (the same assets with `dask_executor`) against one local Dask
     cluster of two single-threaded worker processes: every step runs on a Dask worker, the two
     runs overlap, both sources are built and searchable.
 
@@ -177,22 +211,45 @@ def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
     # One thread per worker, and one for its BLAS/OpenMP too: two spinning thread pools per
     # worker beside another test's on two cores made this test take 343 s instead of 40.
     single = {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=":0", env=single) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0", env=single
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         worker_pids = set(client.run(os.getpid).values())
         assert len(worker_pids) == 2
         run_config = tmp_path / "dask.yaml"
-        run_config.write_text(yaml.safe_dump(
-            {"execution": {"config": {"cluster": {"existing": {"address": cluster.scheduler_address}}}}}))
+        run_config.write_text(
+            yaml.safe_dump({"execution": {"config": {"cluster": {"existing": {"address": cluster.scheduler_address}}}}})
+        )
         instance.event_log_storage.initialize_concurrency_limit_to_default(POOL)
         held = instance.event_log_storage.claim_concurrency_slot(POOL, "test-holder", "hold")
         assert held.is_claimed, "could not take the ragbag_lance slot before the build"
         try:
-            procs = {name: subprocess.Popen(
-                [str(BIN / "dagster"), "job", "execute", "-m", "pipelines.dask_definitions", "-j", "build_files",
-                 "--tags", json.dumps({"dagster/partition": name}), "-c", str(run_config)],
-                cwd=ROOT, env=platform_env(home), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-                for name in ("a", "b")}
+            procs = {
+                name: subprocess.Popen(
+                    [
+                        str(BIN / "dagster"),
+                        "job",
+                        "execute",
+                        "-m",
+                        "ragbag.pipelines.dask_definitions",
+                        "-j",
+                        "build_files",
+                        "--tags",
+                        json.dumps({"dagster/partition": name}),
+                        "-c",
+                        str(run_config),
+                    ],
+                    cwd=ROOT,
+                    env=platform_env(home),
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                )
+                for name in ("a", "b")
+            }
             for name, p in procs.items():
                 out, _ = p.communicate(timeout=600)
                 assert p.returncode == 0, f"{name}: {out[-4000:]}"

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import dagster as dg
-
-from assets.chain import RagbagHome
 from conftest import cli
-from pipelines.definitions import defs
-from pipelines.schedules import due
+
+from ragbag.assets.chain import RagbagHome
+from ragbag.pipelines.definitions import defs
+from ragbag.pipelines.schedules import due
 
 KNOWN = ("files", "code")
 
@@ -19,8 +19,9 @@ def _resources(home):
 
 
 def _partitions(instance, connector, *names):
-    instance.add_dynamic_partitions(f"{connector}_sources", [n for n in names
-                                    if not instance.has_dynamic_partition(f"{connector}_sources", n)])
+    instance.add_dynamic_partitions(
+        f"{connector}_sources", [n for n in names if not instance.has_dynamic_partition(f"{connector}_sources", n)]
+    )
 
 
 def test_connector_schedule_refreshes_sources_without_override(home, tmp_path, instance):
@@ -30,9 +31,13 @@ def test_connector_schedule_refreshes_sources_without_override(home, tmp_path, i
     _partitions(instance, "files", "a", "b")
     schedule = defs.resolve_schedule_def("refresh_files")
     assert schedule.default_status == dg.DefaultScheduleStatus.RUNNING
-    when = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
-    ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=when, resources=_resources(home),
-                                    repository_def=defs.get_repository_def())
+    when = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
+    ctx = dg.build_schedule_context(
+        instance=instance,
+        scheduled_execution_time=when,
+        resources=_resources(home),
+        repository_def=defs.get_repository_def(),
+    )
     requests = schedule.evaluate_tick(ctx).run_requests
     assert [r.partition_key for r in requests] == ["a"]
     assert requests[0].run_key == "a@2026-01-05T10:00:00+00:00"
@@ -43,9 +48,10 @@ def test_override_sensor_fires_on_the_source_cron(home, tmp_path, instance):
     home.add_source("bad", "files", str(tmp_path), known=KNOWN, options={"schedule": "whenever"})
     _partitions(instance, "files", "b", "bad")
     sensor = defs.resolve_sensor_def("ragbag_source_schedules")
-    an_hour_ago = str(datetime.now(timezone.utc).timestamp() - 3600)
-    ctx = dg.build_sensor_context(instance=instance, cursor=an_hour_ago, resources=_resources(home),
-                                  repository_def=defs.get_repository_def())
+    an_hour_ago = str(datetime.now(UTC).timestamp() - 3600)
+    ctx = dg.build_sensor_context(
+        instance=instance, cursor=an_hour_ago, resources=_resources(home), repository_def=defs.get_repository_def()
+    )
     # The daemon evaluates sensors inside a partition-loading context; do the same here.
     from dagster._core.definitions.partitions.context import partition_loading_context
 
@@ -56,8 +62,8 @@ def test_override_sensor_fires_on_the_source_cron(home, tmp_path, instance):
 
 
 def test_due_finds_the_latest_fire_time_in_the_window():
-    t0 = datetime(2026, 1, 1, 6, 59, tzinfo=timezone.utc).timestamp()
-    assert due("0 7 * * *", t0, t0 + 120) == datetime(2026, 1, 1, 7, 0, tzinfo=timezone.utc)
+    t0 = datetime(2026, 1, 1, 6, 59, tzinfo=UTC).timestamp()
+    assert due("0 7 * * *", t0, t0 + 120) == datetime(2026, 1, 1, 7, 0, tzinfo=UTC)
     assert due("0 7 * * *", t0 + 120, t0 + 600) is None
 
 
@@ -85,8 +91,9 @@ def test_change_sensor_refreshes_only_the_changed_source(home, tmp_path, instanc
     sensor = defs.resolve_sensor_def("ragbag_file_changes")
 
     def tick(cursor):
-        ctx = dg.build_sensor_context(instance=instance, cursor=cursor, resources=_resources(home),
-                                      repository_def=defs.get_repository_def())
+        ctx = dg.build_sensor_context(
+            instance=instance, cursor=cursor, resources=_resources(home), repository_def=defs.get_repository_def()
+        )
         with partition_loading_context(dynamic_partitions_store=instance):
             return sensor.evaluate_tick(ctx)
 

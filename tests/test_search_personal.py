@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import cli, materialize_source, platform_env, write
+from conftest import strict_json as strict_loads
 
-from conftest import cli, materialize_source, platform_env, strict_json as strict_loads, write
-from ragbag import exact, jsonout, query
+from ragbag.core import jsonout
+from ragbag.search import query
+from ragbag.text import exact
 
 KNOWN = ("files", "code", "mail")
 
@@ -27,17 +30,20 @@ def test_a_keyword_list_of_one_hit_or_of_ties_keeps_its_best_evidence():
     assert norm[(0, 0)] == 1.0 and norm[(0, 99)] == 0.0 and norm[(0, 110)] == 0.0
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("1Z999AA10123456784", ["1z999aa10123456784"]),
-    ("where is parcel JJD0001234567890?", ["jjd0001234567890"]),
-    ("invoice RE-2025-08817 from the plumber", ["re-2025-08817"]),
-    ('the "gate code" for lisbon', ["gate code"]),
-    ("error E0433 in parse_invoice", ["e0433", "parse_invoice"]),
-    ("order 448812937", ["448812937"]),
-    ("getUserId and os.path", ["getuserid", "os.path"]),
-    ("what did we spend in 2024 on 3 bikes", []),
-    ("how do I reset my password", []),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("1Z999AA10123456784", ["1z999aa10123456784"]),
+        ("where is parcel JJD0001234567890?", ["jjd0001234567890"]),
+        ("invoice RE-2025-08817 from the plumber", ["re-2025-08817"]),
+        ('the "gate code" for lisbon', ["gate code"]),
+        ("error E0433 in parse_invoice", ["e0433", "parse_invoice"]),
+        ("order 448812937", ["448812937"]),
+        ("getUserId and os.path", ["getuserid", "os.path"]),
+        ("what did we spend in 2024 on 3 bikes", []),
+        ("how do I reset my password", []),
+    ],
+)
 def test_exact_terms_of_a_query(text, expected):
     assert exact.terms(text) == expected
 
@@ -50,23 +56,27 @@ def test_promote_puts_hits_holding_the_exact_terms_first():
 
 PARCELS = {
     f"parcel-{n:02d}.txt": f"Parcel notice {n}: your delivery from the shop is on its way, "
-                           f"tracking at https://carrier.example/track?n=PKG{n:04d}XQ{n * 7919:06d}.\n"
+    f"tracking at https://carrier.example/track?n=PKG{n:04d}XQ{n * 7919:06d}.\n"
     for n in range(40)
 }
 
 
 @pytest.fixture
 def personal_home(home, instance, tmp_path):
-    docs = write(tmp_path / "docs", {
-        **PARCELS,
-        "ups.txt": "Visited https://www.ups.com/track?loc=en_DE&tracknum=1Z999AA10123456784 on Monday.\n",
-        # Look-alikes one digit away: a vector cannot tell them apart, only the exact id can.
-        **{f"ups-{d}.txt": f"UPS 1Z999AA1012345678{d}\n" for d in (0, 1, 2, 3, 5, 6)},
-        "tied-a.txt": "Quartalsbericht Oktober fertig.\n", "tied-b.txt": "Quartalsbericht November fertig.\n",
-        "huangshan.txt": "我们坐缆车上了黄山，山顶的日出非常壮观，下山时又坐了一次缆车。\n",
-        "xihu.txt": "周末去杭州西湖散步，晚上吃了东坡肉和龙井虾仁。\n",
-        "beijing.txt": "下个月去北京出差，住在王府井附近的酒店。\n",
-    })
+    docs = write(
+        tmp_path / "docs",
+        {
+            **PARCELS,
+            "ups.txt": "Visited https://www.ups.com/track?loc=en_DE&tracknum=1Z999AA10123456784 on Monday.\n",
+            # Look-alikes one digit away: a vector cannot tell them apart, only the exact id can.
+            **{f"ups-{d}.txt": f"UPS 1Z999AA1012345678{d}\n" for d in (0, 1, 2, 3, 5, 6)},
+            "tied-a.txt": "Quartalsbericht Oktober fertig.\n",
+            "tied-b.txt": "Quartalsbericht November fertig.\n",
+            "huangshan.txt": "我们坐缆车上了黄山，山顶的日出非常壮观，下山时又坐了一次缆车。\n",
+            "xihu.txt": "周末去杭州西湖散步，晚上吃了东坡肉和龙井虾仁。\n",
+            "beijing.txt": "下个月去北京出差，住在王府井附近的酒店。\n",
+        },
+    )
     home.add_source("notes", "files", str(docs), known=KNOWN)
     materialize_source(home, instance, "notes")
     return home
@@ -92,9 +102,14 @@ def test_a_cjk_hybrid_query_ranks_its_match_first_with_real_scores(personal_home
 def test_a_cjk_hybrid_query_under_the_english_model_ranks_by_keywords(home, instance, tmp_path):
     """MiniLM cannot read Chinese: the query ranks by BM25, with real scores, matches first."""
     home.set_config("embedding.model", "all-MiniLM-L6-v2")
-    docs = write(tmp_path / "zh", {"huangshan.txt": "我们坐缆车上了黄山，山顶的日出非常壮观。\n",
-                                   "xihu.txt": "周末去杭州西湖散步，晚上吃了东坡肉。\n",
-                                   "beijing.txt": "下个月去北京出差，住在王府井附近。\n"})
+    docs = write(
+        tmp_path / "zh",
+        {
+            "huangshan.txt": "我们坐缆车上了黄山，山顶的日出非常壮观。\n",
+            "xihu.txt": "周末去杭州西湖散步，晚上吃了东坡肉。\n",
+            "beijing.txt": "下个月去北京出差，住在王府井附近。\n",
+        },
+    )
     home.add_source("zh", "files", str(docs), known=KNOWN)
     materialize_source(home, instance, "zh")
     hits = query.search("黄山 缆车", home=home, k=3)
@@ -117,8 +132,12 @@ def test_tied_keyword_hits_all_count(personal_home):
 def test_jsonout_never_writes_nan():
     import pandas as pd
 
-    frame = pd.DataFrame([{"score": 1.0, "keyword_score": None, "vector_score": float("nan")},
-                          {"score": float("inf"), "keyword_score": 2.0, "vector_score": np.float32(0.5)}])
+    frame = pd.DataFrame(
+        [
+            {"score": 1.0, "keyword_score": None, "vector_score": float("nan")},
+            {"score": float("inf"), "keyword_score": 2.0, "vector_score": np.float32(0.5)},
+        ]
+    )
     text = jsonout.dumps({"hits": jsonout.records(frame), "t": pd.Timestamp("2025-01-01", tz="UTC")})
     data = strict_loads(text)
     assert data["hits"][0]["keyword_score"] is None and data["hits"][0]["vector_score"] is None
@@ -155,9 +174,11 @@ def _mbox(messages: list[str]) -> str:
 
 @pytest.mark.slow
 def test_an_english_question_finds_the_german_bill(home, instance, tmp_path):
-    others = [f"From: friend{n}@example.org\nTo: alex@example.org\nSubject: {s}\nDate: Mon, {n + 1} Dec 2024 10:00:00 +0000\n"
-              f"Message-ID: <m{n}@example.org>\nContent-Type: text/plain; charset=utf-8\n\n{b}\n"
-              for n, (s, b) in enumerate(OTHER_MAILS)]
+    others = [
+        f"From: friend{n}@example.org\nTo: alex@example.org\nSubject: {s}\nDate: Mon, {n + 1} Dec 2024 10:00:00 +0000\n"
+        f"Message-ID: <m{n}@example.org>\nContent-Type: text/plain; charset=utf-8\n\n{b}\n"
+        for n, (s, b) in enumerate(OTHER_MAILS)
+    ]
     box = write(tmp_path / "mail", {"Inbox.mbox": _mbox([GERMAN_BILL, *others])})
     home.add_source("mail", "mail", str(box), known=KNOWN)
     materialize_source(home, instance, "mail")
@@ -168,8 +189,9 @@ def test_an_english_question_finds_the_german_bill(home, instance, tmp_path):
 
 def test_every_json_output_is_strict_json(home, tmp_path):
     env = platform_env(home)
-    docs = write(tmp_path / "docs", {"a.md": "# Lisbon\n\nThe gate code in Lisbon is 4711.\n",
-                                     "b.txt": "黄山的缆车很快。\n"})
+    docs = write(
+        tmp_path / "docs", {"a.md": "# Lisbon\n\nThe gate code in Lisbon is 4711.\n", "b.txt": "黄山的缆车很快。\n"}
+    )
     cli("add", "files", "notes", str(docs), env=env)
     outputs = {
         "build": cli("build", "--json", env=env).stdout,
@@ -191,18 +213,32 @@ def test_every_json_output_is_strict_json(home, tmp_path):
 def test_a_code_hit_keeps_its_lines_and_numbers():
     from rich.console import Console
 
-    from ragbag import render
+    from ragbag.apps.cli import render
 
-    code = "import time\n\n\nclass Client:\n    def fetch(self, url):\n        for attempt in range(3):\n" \
-           "            try:\n                return get(url)\n            except OSError:\n                time.sleep(2 ** attempt)\n"
+    code = (
+        "import time\n\n\nclass Client:\n    def fetch(self, url):\n        for attempt in range(3):\n"
+        "            try:\n                return get(url)\n            except OSError:\n                time.sleep(2 ** attempt)\n"
+    )
     lines = render.code_lines(code, 40, {"attempt"}, limit=5)
     assert lines[0] == (43, "class Client:") and [n for n, _ in lines] == [43, 44, 45, 46, 47]
     assert lines[2][1] == "        for attempt in range(3):"  # indentation and line breaks kept
     import pandas as pd
 
-    hits = pd.DataFrame([{"text": code, "chunk_text": code, "score": 0.5, "source": "repo", "connector": "code",
-                          "uri": "/r/client.py", "title": "client.py", "citation": "abc123",
-                          "metadata": {"line_start": 40, "line_end": 49}}])
+    hits = pd.DataFrame(
+        [
+            {
+                "text": code,
+                "chunk_text": code,
+                "score": 0.5,
+                "source": "repo",
+                "connector": "code",
+                "uri": "/r/client.py",
+                "title": "client.py",
+                "citation": "abc123",
+                "metadata": {"line_start": 40, "line_end": 49},
+            }
+        ]
+    )
     console = Console(record=True, width=100)
     render.print_hits(console, "retry attempt", hits)
     out = console.export_text()

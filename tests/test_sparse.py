@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from ragbag import rerank, sparse
-from ragbag.errors import RagbagError
+from ragbag.core.errors import RagbagError
+from ragbag.models import rerank, sparse
 
 
 def test_splade_loads_from_the_wheel_and_matches_the_splade_formula():
@@ -34,7 +34,7 @@ def test_splade_expands_a_query_past_its_own_words():
 
 
 def test_splade_rows_are_cached_by_content_key():
-    from ragbag import graph
+    from ragbag.index import graph
 
     texts = ["the tide comes in", "tax day", "the moon"]
     calls = []
@@ -65,7 +65,12 @@ def test_rerank_gives_splade_no_say_on_a_cjk_query(monkeypatch):
     ranked = [(0, 0, 1.0), (0, 1, 0.5), (0, 2, 0.0)]
     texts = {0: "会议在周四举行", 1: "租约续签", 2: "董事会"}
     monkeypatch.setattr(sparse, "encode_query", lambda q: 1 / 0)
-    out = rerank.rerank("董事会什么时候开会", ranked, lambda items: [(str(j), texts[j]) for _, j, _ in items],
-                        weight=0.0, sparse_weight=0.5)
+    out = rerank.rerank(
+        "董事会什么时候开会",
+        ranked,
+        lambda items: [(str(j), texts[j]) for _, j, _ in items],
+        weight=0.0,
+        sparse_weight=0.5,
+    )
     assert [t[:2] for t in out] == [(0, 0), (0, 1), (0, 2)]  # the first stage alone, at full weight
     assert out[0][2] == pytest.approx(1.0)

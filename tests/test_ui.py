@@ -13,9 +13,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-from assets.chain import STAGES
 from conftest import cli, write
+
+from ragbag.assets.chain import STAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 DAGSTER = str(Path(sys.executable).parent / "dagster")
@@ -29,7 +29,8 @@ def _free_port() -> int:
 
 def _graphql(port: int, q: str) -> dict:
     req = urllib.request.Request(
-        f"http://127.0.0.1:{port}/graphql", data=json.dumps({"query": q}).encode(),
+        f"http://127.0.0.1:{port}/graphql",
+        data=json.dumps({"query": q}).encode(),
         headers={"content-type": "application/json"},
     )
     with urllib.request.urlopen(req, timeout=30) as resp:
@@ -44,8 +45,12 @@ def test_dagster_dev_shows_assets_partitions_and_cli_runs(home, tmp_path):
     port = _free_port()
     env = {**os.environ, "RAGBAG_HOME": str(home.root), "DAGSTER_HOME": str(home.dagster_home)}
     proc = subprocess.Popen(
-        [DAGSTER, "dev", "-h", "127.0.0.1", "-p", str(port)], cwd=ROOT, env=env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [DAGSTER, "dev", "-h", "127.0.0.1", "-p", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         deadline = time.time() + 120
@@ -56,11 +61,14 @@ def test_dagster_dev_shows_assets_partitions_and_cli_runs(home, tmp_path):
             except OSError:
                 assert time.time() < deadline and proc.poll() is None, "dagster dev did not come up"
                 time.sleep(1)
-        data = _graphql(port, """{
+        data = _graphql(
+            port,
+            """{
           assetNodes { assetKey { path } partitionKeys dependencyKeys { path } }
           runsOrError { ... on Runs { results { jobName status tags { key value } } } }
           repositoriesOrError { ... on RepositoryConnection { nodes { sensors { name sensorState { status } } schedules { name scheduleState { status } } } } }
-        }""")
+        }""",
+        )
     finally:
         os.killpg(proc.pid, signal.SIGINT)
         try:
@@ -76,12 +84,20 @@ def test_dagster_dev_shows_assets_partitions_and_cli_runs(home, tmp_path):
     assert nodes["files/bm25"]["dependencyKeys"] == [{"path": ["files", "graph"]}]
     assert nodes["files/graph"]["dependencyKeys"] == [{"path": ["files", "embeddings"]}]
     runs = data["runsOrError"]["results"]
-    assert any(r["jobName"] == "build_files" and r["status"] == "SUCCESS"
-               and {"key": "ragbag/trigger", "value": "cli"} in r["tags"] for r in runs)
+    assert any(
+        r["jobName"] == "build_files"
+        and r["status"] == "SUCCESS"
+        and {"key": "ragbag/trigger", "value": "cli"} in r["tags"]
+        for r in runs
+    )
     repo = data["repositoriesOrError"]["nodes"][0]
     sensors = {s["name"]: s["sensorState"]["status"] for s in repo["sensors"]}
-    assert sensors == {"ragbag_sources": "RUNNING", "ragbag_automation": "RUNNING",
-                       "ragbag_source_schedules": "RUNNING", "ragbag_file_changes": "RUNNING",
-                       "ragbag_reaper": "RUNNING"}
+    assert sensors == {
+        "ragbag_sources": "RUNNING",
+        "ragbag_automation": "RUNNING",
+        "ragbag_source_schedules": "RUNNING",
+        "ragbag_file_changes": "RUNNING",
+        "ragbag_reaper": "RUNNING",
+    }
     schedules = {s["name"]: s["scheduleState"]["status"] for s in repo["schedules"]}
     assert schedules["refresh_files"] == schedules["refresh_code"] == "RUNNING"

@@ -21,19 +21,28 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-from assets.chain import STAGES
 from conftest import cli
+
+from ragbag.assets.chain import STAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 DAGSTER = str(Path(sys.executable).parent / "dagster")
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 # Started in a new session with default SIGINT/SIGTERM: a parent that was itself started with `&`
 # leaves SIGINT ignored, and `dagster dev` would then outlive the test.
-_RESTORE_SIGNALS = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); " \
-                   "signal.signal(signal.SIGTERM, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+_RESTORE_SIGNALS = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "signal.signal(signal.SIGTERM, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+)
 
 pytestmark = pytest.mark.slow(seconds=150)
 
@@ -46,7 +55,8 @@ def _free_port() -> int:
 
 def _graphql(port: int, q: str, variables: dict | None = None) -> dict:
     req = urllib.request.Request(
-        f"http://127.0.0.1:{port}/graphql", data=json.dumps({"query": q, "variables": variables or {}}).encode(),
+        f"http://127.0.0.1:{port}/graphql",
+        data=json.dumps({"query": q, "variables": variables or {}}).encode(),
         headers={"content-type": "application/json"},
     )
     with urllib.request.urlopen(req, timeout=60) as resp:
@@ -112,7 +122,11 @@ def test_dagster_ui_in_a_browser_shows_sources_checks_and_automation(home, tmp_p
     log = open(tmp_path / "dagster-dev.log", "wb")
     proc = subprocess.Popen(
         [sys.executable, "-c", _RESTORE_SIGNALS, DAGSTER, "dev", "-h", "127.0.0.1", "-p", str(port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     try:
         deadline = time.time() + 180
@@ -142,7 +156,9 @@ def test_dagster_ui_in_a_browser_shows_sources_checks_and_automation(home, tmp_p
 
 
 def _check_graphql(port: int) -> None:
-    data = _graphql(port, """{
+    data = _graphql(
+        port,
+        """{
       assetNodes {
         assetKey { path } partitionKeys groupName pools
         backfillPolicy { policyType }
@@ -154,11 +170,16 @@ def _check_graphql(port: int) -> None:
         sensors { name sensorState { status } }
         schedules { name cronSchedule scheduleState { status } }
       } } }
-    }""")
+    }""",
+    )
     nodes = {"/".join(n["assetKey"]["path"]): n for n in data["assetNodes"]}
-    expected_checks = {"documents": {"no_empty_documents"}, "chunks": {"unique_chunk_ids", "no_orphan_chunks"},
-                       "embeddings": {"embeddings_match_chunks"}, "graph": {"graph_matches_chunks", "graph_recall"},
-                       "bm25": {"index_matches_chunks"}}
+    expected_checks = {
+        "documents": {"no_empty_documents"},
+        "chunks": {"unique_chunk_ids", "no_orphan_chunks"},
+        "embeddings": {"embeddings_match_chunks"},
+        "graph": {"graph_matches_chunks", "graph_recall"},
+        "bm25": {"index_matches_chunks"},
+    }
     for connector, source in (("files", "sample-docs"), ("code", "sample-code")):
         for stage, names in expected_checks.items():
             n = nodes[f"{connector}/{stage}"]
@@ -173,9 +194,13 @@ def _check_graphql(port: int) -> None:
         assert fresh["failWindowSeconds"] == 2 * 3600 + 1800  # hourly refresh: two missed + grace
     repo = data["repositoriesOrError"]["nodes"][0]
     sensors = {s["name"]: s["sensorState"]["status"] for s in repo["sensors"]}
-    assert sensors == {"ragbag_sources": "RUNNING", "ragbag_automation": "RUNNING",
-                       "ragbag_source_schedules": "RUNNING", "ragbag_file_changes": "RUNNING",
-                       "ragbag_reaper": "RUNNING"}
+    assert sensors == {
+        "ragbag_sources": "RUNNING",
+        "ragbag_automation": "RUNNING",
+        "ragbag_source_schedules": "RUNNING",
+        "ragbag_file_changes": "RUNNING",
+        "ragbag_reaper": "RUNNING",
+    }
     schedules = {s["name"]: (s["cronSchedule"], s["scheduleState"]["status"]) for s in repo["schedules"]}
     assert schedules["refresh_files"] == ("0 * * * *", "RUNNING")
     assert schedules["refresh_code"] == ("0 * * * *", "RUNNING")
@@ -184,17 +209,22 @@ def _check_graphql(port: int) -> None:
 def _backfill_files_through_the_daemon(port: int) -> None:
     """What the UI's "Materialize all partitions" of the files group launches: one asset backfill,
     which the single-run policy turns into one run over the connector's sources."""
-    launched = _graphql(port, """mutation($p: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $p) {
+    launched = _graphql(
+        port,
+        """mutation($p: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $p) {
         __typename ... on LaunchBackfillSuccess { backfillId } ... on PythonError { message } } }""",
-                        {"p": {"assetSelection": [{"path": ["files", s]} for s in STAGES],
-                               "allPartitions": True}})["launchPartitionBackfill"]
+        {"p": {"assetSelection": [{"path": ["files", s]} for s in STAGES], "allPartitions": True}},
+    )["launchPartitionBackfill"]
     assert launched["__typename"] == "LaunchBackfillSuccess", launched
     backfill_id = launched["backfillId"]
     deadline = time.time() + 420
     while True:
-        b = _graphql(port, """query($id: String!) { partitionBackfillOrError(backfillId: $id) {
+        b = _graphql(
+            port,
+            """query($id: String!) { partitionBackfillOrError(backfillId: $id) {
             ... on PartitionBackfill { status numPartitions runs(limit: 10) { status tags { key value } } } } }""",
-                     {"id": backfill_id})["partitionBackfillOrError"]
+            {"id": backfill_id},
+        )["partitionBackfillOrError"]
         if b["status"] in ("COMPLETED", "COMPLETED_SUCCESS", "FAILED", "CANCELED", "COMPLETED_FAILED"):
             break
         assert time.time() < deadline, f"backfill still {b['status']} after 420 s: {b}"

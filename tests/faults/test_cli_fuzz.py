@@ -11,13 +11,35 @@ import sys
 
 import pytest
 import typer.main
-
 from figures import record
-from ragbag import cli
 
-VALUES = ["", " ", "abc", "-1", "0", "1", "nan", "-nan", "inf", "-inf", "1e999", "99999999999999999999",
-          "\x00", "x" * 3000, "{", "[1]", '{"ext": {"nope": 1}}', "../../../etc/passwd", "2024-13-45",
-          "99999999999d", "-5d", "💥", "NULL; DROP TABLE chunks"]
+from ragbag.apps.cli import main as cli
+
+VALUES = [
+    "",
+    " ",
+    "abc",
+    "-1",
+    "0",
+    "1",
+    "nan",
+    "-nan",
+    "inf",
+    "-inf",
+    "1e999",
+    "99999999999999999999",
+    "\x00",
+    "x" * 3000,
+    "{",
+    "[1]",
+    '{"ext": {"nope": 1}}',
+    "../../../etc/passwd",
+    "2024-13-45",
+    "99999999999d",
+    "-5d",
+    "💥",
+    "NULL; DROP TABLE chunks",
+]
 # Commands and the arguments that make them runnable; options that would reach a network
 # (an LLM's name, model, address) or start a server are left to their own tests.
 BASE = {
@@ -66,14 +88,22 @@ def _cases(tmp) -> list[list[str]]:
         base = [a.format(n=n, tmp=tmp) for a in BASE[path]]
         cases.extend([*path, *base, flag, value] for value in VALUES)
     for value in VALUES:  # positional arguments
-        cases += [["search", value], ["ask", value], ["status", value], ["remove", value], ["config", "get", value],
-                  ["add", value, "n", str(tmp)], ["add", "files", value, str(tmp)], ["add", "files", "n2", value]]
+        cases += [
+            ["search", value],
+            ["ask", value],
+            ["status", value],
+            ["remove", value],
+            ["config", "get", value],
+            ["add", value, "n", str(tmp)],
+            ["add", "files", value, str(tmp)],
+            ["add", "files", "n2", value],
+        ]
         cases += [["config", "set", key, value] for key in sorted(cli_settable())]
     return cases
 
 
 def cli_settable() -> set[str]:
-    from ragbag.home import SETTABLE
+    from ragbag.core.home import SETTABLE
 
     return set(SETTABLE) - {"storage.lance_uri"}  # a valid path would move this home's tables
 

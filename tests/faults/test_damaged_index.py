@@ -13,17 +13,20 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import cli, strict_json, write
-from ragbag import query, stages
-from ragbag.errors import DamagedIndex, RagbagError
-from ragbag.home import Home
+
+from ragbag.build import stages
+from ragbag.core.errors import DamagedIndex, RagbagError
+from ragbag.core.home import Home
+from ragbag.search import query
 
 # One worker builds this module's home once (`make test` runs `--dist loadgroup`).
 pytestmark = pytest.mark.xdist_group("test_damaged_index")
 
-NOTES = {"lisbon.md": "# Lisbon\n\nThe gate code in Lisbon is 4711.\n",
-         "bread.md": "# Sourdough\n\nFeed the starter twice a day.\n"}
+NOTES = {
+    "lisbon.md": "# Lisbon\n\nThe gate code in Lisbon is 4711.\n",
+    "bread.md": "# Sourdough\n\nFeed the starter twice a day.\n",
+}
 
 
 @pytest.fixture(scope="session")  # session: the slow tests run first, apart from the rest
@@ -78,7 +81,8 @@ DAMAGE = {
     "chunk_ids cut short": lambda h: _cut(_version(h) / "chunk_ids.json"),
     "chunk_ids of the wrong length": lambda h: (_version(h) / "chunk_ids.json").write_text('["x"]'),
     "chunk_ids reordered": lambda h: (_version(h) / "chunk_ids.json").write_text(
-        json.dumps(json.loads((_version(h) / "chunk_ids.json").read_text())[::-1])),
+        json.dumps(json.loads((_version(h) / "chunk_ids.json").read_text())[::-1])
+    ),
 }
 
 
@@ -88,14 +92,20 @@ def _says_how_to_repair(message: str) -> None:
 
 def _rebuild(home: Home) -> dict:
     """`ragbag build notes` in-process, stage by stage as assets/chain.py runs them."""
-    import connectors
-    from ragbag.store import Store
+    from ragbag import connectors
+    from ragbag.index.store import Store
 
     src, store, files = home.source("notes"), Store(home.lance_uri), connectors.get("files")
     stages.ingest(store, home, src, files.read)
     stages.chunk(store, src, files.spans, home.model)
-    stages.embed(store, src, home.model, pending=stages.pending_path(home, src),
-                 restore=stages.was_compact(home, src), in_graph=stages.graph_hashes(home, src, home.model))
+    stages.embed(
+        store,
+        src,
+        home.model,
+        pending=stages.pending_path(home, src),
+        restore=stages.was_compact(home, src),
+        in_graph=stages.graph_hashes(home, src, home.model),
+    )
     stages.build_graph(store, home, src, home.model)
     return stages.publish(store, home, src, home.model)
 
@@ -140,7 +150,7 @@ def test_a_dangling_current_link_is_one_line_too(copy):
 
 @pytest.mark.parametrize("case", ["manifest cut short", "chunks version cleaned up"])
 def test_mcp_tools_say_it_instead_of_internal_error(copy, case):
-    from ragbag.mcp_server import Backend
+    from ragbag.apps.mcp_server import Backend
 
     DAMAGE[case](copy)
     backend = Backend(copy)

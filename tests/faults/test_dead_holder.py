@@ -8,10 +8,10 @@ import subprocess
 import time
 
 import pytest
-
 from conftest import RAGBAG, cli, strict_json, write
 from figures import record
-from ragbag import leases
+
+from ragbag.core import leases
 
 N = 400  # documents of the holder: embedding them outlasts the moment of the kill
 
@@ -21,7 +21,7 @@ def _until_queued(home, holder_run: str, timeout: float = 120) -> None:
     after the waiter's own start-up reap, so only a reaper that keeps watching can free it)."""
     import dagster as dg
 
-    from assets.chain import POOL
+    from ragbag.assets.chain import POOL
 
     with dg.DagsterInstance.from_config(str(home.dagster_home)) as instance:
         deadline = time.time() + timeout
@@ -36,8 +36,10 @@ def _until_queued(home, holder_run: str, timeout: float = 120) -> None:
 @pytest.mark.slow(seconds=90)
 def test_a_waiting_build_goes_on_when_the_holder_is_killed(home, tmp_path):
     words = "amber birch cobalt dune ember fjord garnet harbor indigo juniper kelp lagoon".split()
-    big = write(tmp_path / "big", {f"r{i:03d}.md": f"# Report {i}\n\n" + " ".join(words[(i + j) % 12] for j in range(40))
-                                   for i in range(N)})
+    big = write(
+        tmp_path / "big",
+        {f"r{i:03d}.md": f"# Report {i}\n\n" + " ".join(words[(i + j) % 12] for j in range(40)) for i in range(N)},
+    )
     small = write(tmp_path / "small", {"note.md": "# Note\n\nThe lighthouse keeper logs the tide every dawn.\n"})
     cli("add", "files", "big", str(big))
     cli("add", "files", "small", str(small))
@@ -51,8 +53,9 @@ def test_a_waiting_build_goes_on_when_the_holder_is_killed(home, tmp_path):
             time.sleep(0.1)
         (lease,) = home.lease_dir.glob("*embeddings*.lease")  # holding the slot, embedding for seconds
         assert leases.held_by(lease.read_text())
-        waiter = subprocess.Popen([RAGBAG, "build", "small", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True)
+        waiter = subprocess.Popen(
+            [RAGBAG, "build", "small", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         _until_queued(home, lease.name.split(".")[0])  # the waiter's step waits on the pool now
         assert holder.poll() is None and waiter.poll() is None and lease.exists(), "the holder let go too soon"
         os.kill(holder.pid, signal.SIGKILL)
@@ -79,10 +82,10 @@ def test_the_reaper_sensor_frees_a_dead_steps_slot_and_spares_a_live_one(home):
     frees what a dead step holds (a lease naming a finished process) and nothing else."""
     import dagster as dg
 
-    from assets.chain import POOL
-    from assets.resources import RagbagHome
-    from pipelines.sensors import reaper_sensor
-    from ragbag.build import ensure_pool
+    from ragbag.apps.runner import ensure_pool
+    from ragbag.assets.chain import POOL
+    from ragbag.assets.resources import RagbagHome
+    from ragbag.pipelines.sensors import reaper_sensor
 
     gone = subprocess.Popen(["true"])
     gone.wait()

@@ -9,10 +9,10 @@ import subprocess
 import time
 
 import pytest
-
 from conftest import RAGBAG, cli, strict_json, write
 from figures import record
-from ragbag import query
+
+from ragbag.search import query
 
 STAGES = ("documents", "chunks", "embeddings", "graph", "bm25")
 N = 150  # files: each stage of a build runs long enough to be caught in the act

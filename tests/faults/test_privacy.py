@@ -9,10 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import RAGBAG, cli, strict_json, write
 from figures import record
-from ragbag.store import PUBLISHED, Store
+
+from ragbag.index.store import PUBLISHED, Store
 
 MARKER = "Zqxvorpel"  # in one source's text only; a removed source must leave no copy of it
 
@@ -59,12 +59,20 @@ def test_owner_only_nothing_outside_and_remove_leaves_no_byte(home, tmp_path):
     (home.root / "old-notes.txt").write_text("left by an older version")
     os.chmod(home.root / "old-notes.txt", 0o644)
 
-    kept = write(tmp_path / "kept", {"a.md": "# Harbour\n\nThe lighthouse keeper logs the tide every dawn.\n",
-                                     "zh.md": "# 会议\n\n明天上午十点在三楼会议室讨论预算。\n"})
-    secret = write(tmp_path / "secret", {
-        "diary.md": f"# Garden diary\n\n{MARKER} planted the tomatoes beside the shed.\n\n" * 3,
-        "more.md": f"# Letters\n\nDear {MARKER}, the parcel arrived on Tuesday.\n",
-    })
+    kept = write(
+        tmp_path / "kept",
+        {
+            "a.md": "# Harbour\n\nThe lighthouse keeper logs the tide every dawn.\n",
+            "zh.md": "# 会议\n\n明天上午十点在三楼会议室讨论预算。\n",
+        },
+    )
+    secret = write(
+        tmp_path / "secret",
+        {
+            "diary.md": f"# Garden diary\n\n{MARKER} planted the tomatoes beside the shed.\n\n" * 3,
+            "more.md": f"# Letters\n\nDear {MARKER}, the parcel arrived on Tuesday.\n",
+        },
+    )
     cli("config", "set", "storage.lance_uri", str(lance), env=env)
     cli("config", "set", "storage.keep_versions", "0", env=env)  # retention, checked at the end
     cli("add", "files", "kept", str(kept), env=env)
@@ -72,7 +80,9 @@ def test_owner_only_nothing_outside_and_remove_leaves_no_byte(home, tmp_path):
     cli("build", env=env)
     hits = strict_json(cli("search", MARKER, "-k", "3", "--json", env=env).stdout)
     assert hits[0]["source"] == "secret"
-    assert strict_json(cli("search", "预算 会议", "-k", "1", "--json", env=env).stdout)[0]["source"] == "kept"  # jieba ran
+    assert (
+        strict_json(cli("search", "预算 会议", "-k", "1", "--json", env=env).stdout)[0]["source"] == "kept"
+    )  # jieba ran
 
     assert not stale.exists()  # the dead process's temporary went at the next start
     assert _loose(home.root) == [] and _loose(lance) == []
@@ -87,8 +97,7 @@ def test_owner_only_nothing_outside_and_remove_leaves_no_byte(home, tmp_path):
     assert hits[0]["source"] == "kept"  # the other source is still searchable, from rewritten tables
     status = strict_json(cli("status", "--json", env=env).stdout)
     assert "secret" not in str(status)
-    record("privacy", {"files_holding_marker_before_remove": len(before), "after_remove": 0,
-                       "paths_not_owner_only": 0})
+    record("privacy", {"files_holding_marker_before_remove": len(before), "after_remove": 0, "paths_not_owner_only": 0})
 
     # A refresh after the removal works on the rewritten tables, and with `storage.keep_versions
     # 0` leaves only the newest table version (which the publication pins).
@@ -109,7 +118,11 @@ def test_servers_bind_to_loopback_only():
 def test_every_ragbag_process_writes_privately(tmp_path):
     """The CLI's own files are owner-only whatever the caller's umask."""
     home = tmp_path / "home"
-    proc = subprocess.run(["sh", "-c", f"umask 022 && {RAGBAG} add files notes {tmp_path}"],
-                          env={**os.environ, "RAGBAG_HOME": str(home)}, capture_output=True, text=True)
+    proc = subprocess.run(
+        ["sh", "-c", f"umask 022 && {RAGBAG} add files notes {tmp_path}"],
+        env={**os.environ, "RAGBAG_HOME": str(home)},
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert _loose(home) == []

@@ -16,14 +16,16 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
-
-import connectors
 from conftest import RAGBAG, cli, strict_json, write
 from figures import record
-from ragbag import bm25, query, stages
-from ragbag.home import Home
-from ragbag.store import Store
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from ragbag import connectors
+from ragbag.build import stages
+from ragbag.core.home import Home
+from ragbag.index import bm25
+from ragbag.index.store import Store
+from ragbag.search import query
 
 # One worker builds this module's home once (`make test` runs `--dist loadgroup`).
 pytestmark = pytest.mark.xdist_group("test_publish_race")
@@ -34,8 +36,10 @@ LISBON = "# Lisbon\n\nThe gate code in Lisbon is {code}.\n"
 @pytest.fixture(scope="session")  # session: the slow tests run first, apart from the rest
 def built(tmp_path_factory) -> Home:
     root = tmp_path_factory.mktemp("race") / "home"
-    folder = write(root.parent / "notes", {"lisbon.md": LISBON.format(code=4711),
-                                           "bread.md": "# Sourdough\n\nFeed the starter twice a day.\n"})
+    folder = write(
+        root.parent / "notes",
+        {"lisbon.md": LISBON.format(code=4711), "bread.md": "# Sourdough\n\nFeed the starter twice a day.\n"},
+    )
     env = {"RAGBAG_HOME": str(root), "DAGSTER_HOME": str(root / "dagster")}
     cli("add", "files", "notes", str(folder), env=env)
     cli("build", env=env)
@@ -60,8 +64,14 @@ def publish_change(home: Home) -> str:
     store, files = Store(home.lance_uri), connectors.get("files")
     stages.ingest(store, home, src, files.read)
     stages.chunk(store, src, files.spans, home.model)
-    stages.embed(store, src, home.model, pending=stages.pending_path(home, src),
-                 restore=stages.was_compact(home, src), in_graph=stages.graph_hashes(home, src, home.model))
+    stages.embed(
+        store,
+        src,
+        home.model,
+        pending=stages.pending_path(home, src),
+        restore=stages.was_compact(home, src),
+        in_graph=stages.graph_hashes(home, src, home.model),
+    )
     stages.build_graph(store, home, src, home.model)
     report = stages.publish(store, home, src, home.model)
     assert report["unchanged"] is False
@@ -196,5 +206,12 @@ def test_searching_while_publishing_never_fails(copy):
     for t in [thread, *readers]:
         t.join(120)
     assert failures == [] and served["in_process"] >= 3 and served["cli"] >= 1 and served["mcp"] >= 3
-    record("concurrency", {"publishes": publishes, "searches_during_publishes": sum(served.values()),
-                           **{f"searches_{k}": v for k, v in served.items()}, "search_failures": 0})
+    record(
+        "concurrency",
+        {
+            "publishes": publishes,
+            "searches_during_publishes": sum(served.values()),
+            **{f"searches_{k}": v for k, v in served.items()},
+            "search_failures": 0,
+        },
+    )

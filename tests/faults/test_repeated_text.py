@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import cli, cli_json, write
-from ragbag import graph
 
-DISCLAIMER = ("CONFIDENTIALITY NOTICE: This e-mail and any attachments are confidential and intended solely "
-              "for the addressee. If you received it in error, notify the sender and delete it.")
+from ragbag.index import graph
+
+DISCLAIMER = (
+    "CONFIDENTIALITY NOTICE: This e-mail and any attachments are confidential and intended solely "
+    "for the addressee. If you received it in error, notify the sender and delete it."
+)
 
 
 def _cluster(copies: int = 150, others: int = 60, d: int = 384) -> tuple[np.ndarray, list[str]]:
     rng = np.random.default_rng(3)
     dup = rng.normal(size=d)
     rest = rng.normal(size=(others, d))
-    v = np.vstack([np.tile(dup / np.linalg.norm(dup), (copies, 1)),
-                   rest / np.linalg.norm(rest, axis=1, keepdims=True)]).astype(np.float32)
+    v = np.vstack(
+        [np.tile(dup / np.linalg.norm(dup), (copies, 1)), rest / np.linalg.norm(rest, axis=1, keepdims=True)]
+    ).astype(np.float32)
     return v, ["disclaimer"] * copies + [f"text-{i}" for i in range(others)]
 
 
@@ -43,10 +46,10 @@ def test_in_place_additions_add_only_new_texts():
 
 def test_a_record_without_text_is_reported_never_stored(home, tmp_path):
     """Whatever a connector yields: an empty record must not fail the source's checks."""
-    from ragbag import checks
-    from ragbag.documents import Document
-    from ragbag.stages import ingest
-    from ragbag.store import Store
+    from ragbag.build import checks
+    from ragbag.build.stages import ingest
+    from ragbag.core.records import Document
+    from ragbag.index.store import Store
 
     def read(root, source, cursor, options=None):
         yield Document(source, "files", "a", "rec:a", "A", "the harbour log")
@@ -61,11 +64,17 @@ def test_a_record_without_text_is_reported_never_stored(home, tmp_path):
 
 @pytest.mark.slow(seconds=40)
 def test_a_source_full_of_one_disclaimer_is_published_and_searchable(home, tmp_path):
-    docs = write(tmp_path / "mail", {
-        "archive.txt": "\n\n".join([DISCLAIMER] * 150),
-        "empty.txt": "   \n",  # one file with no text: reported, and the rest still published
-        **{f"note-{i}.md": f"# Note {i}\n\nKayak booking number KX{i:04d} for the harbour trip.\n" for i in range(40)},
-    })
+    docs = write(
+        tmp_path / "mail",
+        {
+            "archive.txt": "\n\n".join([DISCLAIMER] * 150),
+            "empty.txt": "   \n",  # one file with no text: reported, and the rest still published
+            **{
+                f"note-{i}.md": f"# Note {i}\n\nKayak booking number KX{i:04d} for the harbour trip.\n"
+                for i in range(40)
+            },
+        },
+    )
     cli("add", "files", "mail", str(docs))
     (report,) = cli_json("build", check=False)
     assert report["status"] == "success", report["failure"]
@@ -78,12 +87,15 @@ def test_a_source_full_of_one_disclaimer_is_published_and_searchable(home, tmp_p
 
 
 def test_a_search_through_the_fast_graph_answers_with_every_row_of_a_text(home, tmp_path, monkeypatch):
-    from ragbag import query
+    from ragbag.search import query
 
-    docs = write(tmp_path / "mail", {
-        **{f"copy-{i:02d}.txt": DISCLAIMER for i in range(30)},  # one text, thirty chunks
-        **{f"n{i}.md": f"# Note {i}\n\nKayak booking number KX{i:04d} for the harbour trip.\n" for i in range(20)},
-    })
+    docs = write(
+        tmp_path / "mail",
+        {
+            **{f"copy-{i:02d}.txt": DISCLAIMER for i in range(30)},  # one text, thirty chunks
+            **{f"n{i}.md": f"# Note {i}\n\nKayak booking number KX{i:04d} for the harbour trip.\n" for i in range(20)},
+        },
+    )
     cli("add", "files", "mail", str(docs))
     cli("build")
     monkeypatch.setattr(query, "EXACT_BELOW", 1)  # search through the graph, as a big source does

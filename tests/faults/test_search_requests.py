@@ -9,11 +9,11 @@ from __future__ import annotations
 import math
 
 import pytest
-
-import connectors
 from conftest import cli
-from ragbag import query
-from ragbag.errors import RagbagError
+
+from ragbag import connectors
+from ragbag.core.errors import RagbagError
+from ragbag.search import query
 
 
 def _error(proc) -> str:
@@ -23,17 +23,20 @@ def _error(proc) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("args, says", [
-    (("search", "gate code", "--connector", "nosuch"), "unknown connector 'nosuch'; choose one of: files, code"),
-    (("search", "gate code", "--connector", "files", "--connector", "mial"), "unknown connector 'mial'"),
-    (("search", ""), "the query is empty"),
-    (("search", "  \t "), "the query is empty"),
-    (("search", "gate code", "--min-score", "nan"), "--min-score nan: give a finite number"),
-    (("search", "gate code", "--min-score", "inf"), "--min-score inf: give a finite number"),
-    (("search", "gate code", "--min-score", "-inf"), "--min-score -inf: give a finite number"),
-    (("ask", "gate code?", "--connector", "nosuch"), "unknown connector 'nosuch'"),
-    (("ask", "gate code?", "--min-score", "nan"), "--min-score nan: give a finite number"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("search", "gate code", "--connector", "nosuch"), "unknown connector 'nosuch'; choose one of: files, code"),
+        (("search", "gate code", "--connector", "files", "--connector", "mial"), "unknown connector 'mial'"),
+        (("search", ""), "the query is empty"),
+        (("search", "  \t "), "the query is empty"),
+        (("search", "gate code", "--min-score", "nan"), "--min-score nan: give a finite number"),
+        (("search", "gate code", "--min-score", "inf"), "--min-score inf: give a finite number"),
+        (("search", "gate code", "--min-score", "-inf"), "--min-score -inf: give a finite number"),
+        (("ask", "gate code?", "--connector", "nosuch"), "unknown connector 'nosuch'"),
+        (("ask", "gate code?", "--min-score", "nan"), "--min-score nan: give a finite number"),
+    ],
+)
 def test_the_cli_refuses_a_meaningless_search(home, args, says):
     assert says in _error(cli(*args, check=False))
 
@@ -43,15 +46,18 @@ def test_the_error_lists_every_known_connector(home):
     assert all(name in line for name in connectors.NAMES)
 
 
-@pytest.mark.parametrize("kwargs, says", [
-    ({"connectors": ["nosuch"]}, "unknown connector 'nosuch'"),
-    ({"query": ""}, "the query is empty"),
-    ({"query": " \n"}, "the query is empty"),
-    ({"min_score": math.nan}, "give a finite number"),
-    ({"min_score": math.inf}, "give a finite number"),
-    ({"k": 0}, "k must be at least 1"),
-    ({"k": -3}, "k must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "kwargs, says",
+    [
+        ({"connectors": ["nosuch"]}, "unknown connector 'nosuch'"),
+        ({"query": ""}, "the query is empty"),
+        ({"query": " \n"}, "the query is empty"),
+        ({"min_score": math.nan}, "give a finite number"),
+        ({"min_score": math.inf}, "give a finite number"),
+        ({"k": 0}, "k must be at least 1"),
+        ({"k": -3}, "k must be at least 1"),
+    ],
+)
 def test_query_search_refuses_it_for_every_caller(home, kwargs, says):
     kwargs = {"query": "gate code", **kwargs}
     with pytest.raises(RagbagError, match=says):
@@ -59,7 +65,7 @@ def test_query_search_refuses_it_for_every_caller(home, kwargs, says):
 
 
 def test_mcp_search_refuses_an_unknown_connector(home):
-    from ragbag.mcp_server import Backend
+    from ragbag.apps.mcp_server import Backend
 
     for connector in ("nosuch", ["files", "nosuch"]):
         with pytest.raises(RagbagError, match="unknown connector 'nosuch'; choose one of"):

@@ -1,0 +1,86 @@
+"""Terminal rendering of search hits: rank, score, where it came from, a highlighted snippet."""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Console
+from rich.text import Text
+
+from ragbag.index import bm25
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+SNIPPET_CHARS = 320
+CODE_LINES = 12  # lines of a code hit shown in the terminal
+
+
+def snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> tuple[str, int]:
+    """A window of the text around the first matched term (start offset returned too)."""
+    text = " ".join(text.split())
+    first = next((m.start() for m in _WORD.finditer(text) if _matches(m.group(), terms)), 0)
+    for term in terms:  # CJK terms are substrings, not words
+        pos = text.find(term)
+        if pos >= 0 and not term.isascii():
+            first = min(first, pos) if first else pos
+    start = max(0, first - width // 3)
+    return text[start : start + width], start
+
+
+def _matches(word: str, terms: set[str]) -> bool:
+    return any(t in terms for t in bm25.tokenize(word))
+
+
+def highlight(text: str, terms: set[str]) -> Text:
+    out = Text(text)
+    for m in _WORD.finditer(text):
+        if _matches(m.group(), terms):
+            out.stylize("bold yellow", m.start(), m.end())
+    for term in terms:
+        if not term.isascii():
+            for m in re.finditer(re.escape(term), text):
+                out.stylize("bold yellow", m.start(), m.end())
+    return out
+
+
+def print_hits(console: Console, query: str, hits, floor: float | None = None) -> None:
+    if hits.empty:
+        console.print(
+            "no results" + (f" at or above the {floor:g} floor (`--min-score 0` shows weaker hits)" if floor else "")
+        )
+        return
+    terms = set(bm25.tokenize(query))
+    for rank, hit in enumerate(hits.itertuples(index=False), 1):
+        where = hit.title or hit.uri
+        meta = hit.metadata or {}
+        lines = ""
+        if meta.get("line_start"):
+            lines = f":{meta['line_start']}-{meta.get('line_end', meta['line_start'])}"
+        elif meta.get("page_start"):
+            lines = f" p.{meta['page_start']}"
+        console.print(
+            Text.assemble(
+                (f"{rank:>2}. ", "bold"),
+                (f"{hit.score:.4f} ", "cyan"),
+                (f"[{hit.source}] ", "magenta"),
+                (where, "bold"),
+                (lines, ""),
+                (f"  [c:{hit.citation}]", "dim"),
+            )
+        )
+        if hit.uri and hit.uri != where:
+            console.print(Text(f"    {hit.uri}", style="dim"))
+        if hit.connector == "code" and meta.get("line_start"):
+            for number, line in code_lines(hit.chunk_text, int(meta["line_start"]), terms):
+                console.print(Text(f"    {number:>5} │ ", style="dim").append(highlight(line, terms)))
+            continue
+        text, _ = snippet(hit.text, terms)
+        console.print(Text("    ").append(highlight(text, terms)))
+
+
+def code_lines(text: str, first_line: int, terms: set[str], limit: int = CODE_LINES) -> list[tuple[int, str]]:
+    """Up to ``limit`` numbered lines of a code chunk, as written (code flattened to one line is
+    unreadable), starting a little above the first line that holds a query term."""
+    lines = text.rstrip("\n").split("\n")
+    hit = next((n for n, line in enumerate(lines) if any(_matches(w, terms) for w in _WORD.findall(line))), 0)
+    start = max(0, min(hit - 2, len(lines) - limit))
+    return [(first_line + n, lines[n].rstrip()) for n in range(start, min(len(lines), start + limit))]

@@ -1,0 +1,262 @@
+"""Run builds through Dagster from the CLI, so every build is a run the UI shows.
+
+The CLI and ``dagster dev`` share ``$RAGBAG_HOME/dagster`` as DAGSTER_HOME. Runs execute in
+this process; stages report progress to ``ragbag.core.progress``, which this module turns into
+progress bars. This is the one engine module that imports Dagster (lazily).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, nullcontext
+from typing import Any
+
+from ragbag.core import leases, progress
+from ragbag.core.home import Home, Source
+
+# The run's events still go to the instance (and the UI); only the terminal echo is quieted.
+_QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+def use_home(home: Home) -> None:
+    """Point Dagster and the assets' resource at this home before Dagster is imported."""
+    home.ensure()
+    os.environ["DAGSTER_HOME"] = str(home.dagster_home)
+    os.environ["RAGBAG_HOME"] = str(home.root)
+
+
+def _instance(home: Home):
+    use_home(home)
+    import dagster as dg
+
+    return dg.DagsterInstance.get()
+
+
+def sync_partitions(home: Home, add: Iterable[Source] = (), remove: Iterable[Source] = ()) -> None:
+    """Add/remove the dynamic partitions of sources in the shared Dagster instance."""
+    add, remove = list(add), list(remove)
+    if not add and not remove:
+        return
+    from ragbag.assets.chain import partitions_for
+
+    instance = _instance(home)
+    ensure_pool(instance)
+    for src in add:
+        pname = partitions_for(src.connector).name
+        if not instance.has_dynamic_partition(pname, src.name):
+            instance.add_dynamic_partitions(pname, [src.name])
+    for src in remove:
+        pname = partitions_for(src.connector).name
+        if instance.has_dynamic_partition(pname, src.name):
+            instance.delete_dynamic_partition(pname, src.name)
+
+
+def run_builds(home: Home, sources: list[Source], show_progress: bool) -> list[dict[str, Any]]:
+    """Materialise each source's chain as one Dagster run; a failed source never stops the rest."""
+    instance = _instance(home)
+    from ragbag.assets.chain import job_name
+    from ragbag.pipelines.definitions import defs
+
+    sync_partitions(home, add=sources)
+    ensure_pool(instance)
+    reap_dead_runs(instance, home)
+    reports = []
+    with reaping(home), _progress_bars() if show_progress else nullcontext(None) as listener:
+        with progress.listening(listener) if listener else nullcontext():
+            for src in sources:
+                started = time.time()
+                job = defs.resolve_job_def(job_name(src.connector))
+                result = job.execute_in_process(
+                    partition_key=src.name,
+                    instance=instance,
+                    raise_on_error=False,
+                    tags={"ragbag/trigger": "cli", "ragbag/source": src.name, "ragbag/pid": leases.identity()},
+                    run_config=_QUIET,
+                )
+                reports.append(_report(src, result, time.time() - started))
+    return reports
+
+
+def forget_runs(home: Home, source: Source) -> int:
+    """Delete the Dagster runs of a removed source with their event logs (materialisation
+    previews hold its text) and compute logs, then vacuum Dagster's SQLite files, whose free
+    pages would still hold the deleted rows. Returns how many runs went."""
+    import sqlite3
+
+    import dagster as dg
+
+    instance = _instance(home)
+    ids = {
+        r.run_id
+        for tags in ({"dagster/partition": source.name}, {"ragbag/source": source.name})
+        for r in instance.get_runs(filters=dg.RunsFilter(tags=tags))
+    }
+    for run_id in ids:
+        instance.delete_run(run_id)
+    _forget_latest(instance, ids)
+    for run_id in ids:
+        with contextlib.suppress(NotImplementedError, OSError):  # a manager may keep none
+            instance.compute_log_manager.delete_logs(prefix=[run_id])
+        shutil.rmtree(home.dagster_home / "storage" / run_id, ignore_errors=True)  # the default's place
+    for db in home.dagster_home.rglob("*.db"):
+        try:
+            with contextlib.closing(sqlite3.connect(db)) as conn:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                conn.execute("VACUUM")
+        except sqlite3.Error:
+            continue  # in use by a live dagster process: its next vacuum (or ours) gets it
+    return len(ids)
+
+
+def _forget_latest(instance, run_ids: set[str]) -> None:
+    """Drop the copy of each asset's latest materialisation that Dagster caches beside its
+    event log when that run is gone (deleting a run leaves it); Dagster then reads the latest
+    one from the event log, as for an asset with no cached record."""
+    storage = instance.event_log_storage
+    if not run_ids or not hasattr(storage, "index_connection"):
+        return
+    from dagster._core.storage.event_log.schema import AssetKeyTable
+
+    with storage.index_connection() as conn:
+        conn.execute(
+            AssetKeyTable.update()
+            .where(AssetKeyTable.c.last_run_id.in_(sorted(run_ids)))
+            .values(last_materialization=None, last_run_id=None)
+        )
+
+
+def ensure_pool(instance) -> None:
+    """Create the LanceDB writers' pool slots now, from `default_limit`, if none exist yet.
+
+    Dagster allocates a pool's slots lazily, at the first claim; two `ragbag build` processes
+    claiming first at the same moment on SQLite storage once both ran a step in the pool (their
+    `documents` steps overlapped). `ragbag add` and every build create the slots up front, so
+    concurrent builds find them there.
+    """
+    from ragbag.assets.chain import POOL
+
+    storage = instance.event_log_storage
+    if storage.get_concurrency_info(POOL).slot_count == 0:
+        storage.initialize_concurrency_limit_to_default(POOL)
+
+
+def reap_dead_runs(instance, home: Home) -> list[str]:
+    """Free what dead processes hold: the pool slots of steps whose process is gone (a killed
+    `ragbag build`, a killed run worker), so a build waiting on the pool goes on; and fail the
+    CLI runs whose process is gone, which would otherwise show as running forever."""
+    import dagster as dg
+
+    from ragbag.assets.chain import POOL
+
+    reaped = []
+    alive_states = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.NOT_STARTED]
+    for run in instance.get_runs(filters=dg.RunsFilter(statuses=alive_states, tags={"ragbag/trigger": "cli"})):
+        if not leases.held_by(run.tags.get("ragbag/pid", "0")):
+            instance.report_run_failed(
+                run, f"the `ragbag build` process {run.tags.get('ragbag/pid')} is gone (killed?)"
+            )
+            instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
+            reaped.append(run.run_id)
+    folder = home.lease_dir
+    storage = instance.event_log_storage
+    for slot in storage.get_concurrency_info(POOL).claimed_slots:
+        who = leases.holder(folder, slot.run_id, slot.step_key)
+        if who is not None and not leases.held_by(who):
+            storage.free_concurrency_slot_for_step(slot.run_id, slot.step_key)
+            reaped.append(slot.run_id)
+    leases.release_dead(folder)
+    return reaped
+
+
+@contextmanager
+def reaping(home: Home, every: float = 2.0) -> Iterator[None]:
+    """Reap dead holders in the background while this process's builds run: a build waiting
+    on the pool notices a killed holder within ``every`` seconds instead of waiting forever."""
+    import threading
+
+    stop = threading.Event()
+
+    def loop() -> None:
+        instance = _instance(home)  # its own connections: SQLite storage is per thread
+        while not stop.wait(every):
+            with contextlib.suppress(Exception):  # a locked database this round: the next one
+                reap_dead_runs(instance, home)
+
+    thread = threading.Thread(target=loop, name="ragbag-reaper", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(every + 5)
+
+
+def _report(src: Source, result, seconds: float) -> dict[str, Any]:
+    meta: dict[str, dict[str, Any]] = {}
+    for ev in result.get_asset_materialization_events():
+        md = ev.event_specific_data.materialization.metadata
+        meta[ev.asset_key.path[-1]] = {k: v.value for k, v in md.items()}
+    docs, chunks, emb = meta.get("documents", {}), meta.get("chunks", {}), meta.get("embeddings", {})
+    failure = None
+    for ev in result.all_events:
+        if ev.is_step_failure:
+            err = ev.step_failure_data.error
+            failure = (err.message or "").strip().splitlines()[-1] if err else "step failed"
+            failure = failure.split(": ", 1)[1] if failure.startswith("dagster.") and ": " in failure else failure
+            break
+    return {
+        "source": src.name,
+        "connector": src.connector,
+        "status": "success" if result.success else "failed",
+        "documents": docs.get("documents", 0),
+        "added": docs.get("added", 0),
+        "changed": docs.get("changed", 0),
+        "deleted": docs.get("deleted", 0),
+        "chunks": chunks.get("chunks", 0),
+        "chunks_embedded": emb.get("chunks_embedded", 0),
+        "graph": {k: meta.get("graph", {}).get(k) for k in ("profile", "mode", "recall_at_10", "bytes")},
+        "errors": docs.get("errors", []),
+        "failure": failure,
+        "run_id": result.run_id,
+        "seconds": round(seconds, 2),
+        "warnings": _warnings(src, result.success, docs),
+    }
+
+
+def _warnings(src: Source, success: bool, docs: dict[str, Any]) -> list[str]:
+    """Never silently empty: a source that read nothing and reported nothing says so."""
+    if success and not docs.get("documents") and not docs.get("errors"):
+        return [
+            f"{src.connector} read 0 records and reported no errors under {src.path or 'its default places'}: "
+            f"is that the folder or export it reads? (see `ragbag add {src.connector} --help`)"
+        ]
+    return []
+
+
+@contextmanager
+def _progress_bars() -> Iterator[progress.Listener]:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bars = Progress(
+        TextColumn("{task.description:<28}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    )
+    tasks: dict[tuple[str, str], Any] = {}
+
+    def listener(stage: str, source: str, done: int, total: int | None) -> None:
+        key = (source, stage)
+        if key not in tasks:
+            tasks[key] = bars.add_task(f"{source}: {stage}", total=total)
+        bars.update(tasks[key], completed=done, total=total)
+
+    with bars:
+        yield listener

