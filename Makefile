@@ -11,7 +11,7 @@ CHROMIUM ?= /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CONNECTOR ?= files
 
-.PHONY: setup demo test ui browser postgres backfill bench clean
+.PHONY: setup demo test check ui browser postgres backfill bench clean
 
 $(BIN)/ragbag: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +33,14 @@ demo: setup
 # Two workers (pytest-xdist): most tests wait on subprocesses (the CLI, dagster dev, Chromium),
 # so two cores run two at once. TEST_WORKERS=0 runs everything in one process.
 TEST_WORKERS ?= 2
-test: setup browser postgres
+test: setup browser postgres check
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --maxschedchunk 1
+
+# Lint, format and types (the import layers are a test: tests/test_layers.py). Part of `make test`.
+check: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 # Headless Chromium (Debian package) + Playwright's Python driver, for tests/test_ui_browser.py;
 # matplotlib for notebooks/explore.ipynb.

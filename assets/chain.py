@@ -2,7 +2,9 @@
 
 ``documents`` reads the source; ``chunks``, ``embeddings``, ``graph`` and ``bm25`` follow
 eagerly. Every asset returns counts, errors, a preview and the LanceDB table version as
-metadata. ``bm25`` publishes: it ships the keyword index with the graph the stage before built.
+metadata. ``bm25`` is the publish step (``ragbag.build.publish``): it builds the keyword index
+and ships it with the graph the stage before staged, as the version search reads. Its key
+stays ``bm25`` (see ``PUBLISH``).
 """
 
 import warnings
@@ -12,28 +14,30 @@ from types import ModuleType
 from typing import Any
 
 import dagster as dg
-from dagster._utils.schedules import cron_string_iterator
 
+from ragbag.assets.dagster_internals import cron_string_iterator
+from ragbag.assets.pool import POOL
 from ragbag.assets.resources import RagbagHome
-from ragbag.build import checks, stages
+from ragbag.build import checks, chunk, embed, graph_stage, ingest, publish
 from ragbag.core import leases
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
 from ragbag.index import graph
 from ragbag.index.store import Store
 
-STAGES = ("documents", "chunks", "embeddings", "graph", "bm25")
-# Every stage writes the LanceDB tables all sources share (documents, chunks, embeddings,
-# embedding_cache, publication tags). One pool for all of them; $RAGBAG_HOME/dagster/dagster.yaml
-# sets its limit to 1, so two runs of different sources never write at the same time.
-POOL = "ragbag_lance"
+# The publish step's asset key. It says bm25 because the keyword index was once all the last
+# stage built; it is kept because asset keys are what users name (run history in the UI,
+# `key:files/bm25` selections, the freshness policy, docs/operations.md), and renaming it would
+# orphan every materialisation recorded under it.
+PUBLISH = "bm25"
+STAGES = ("documents", "chunks", "embeddings", "graph", PUBLISH)
 # A backfill over a connector's sources (partition range) is one run; each stage then iterates
 # context.partition_keys. `dagster asset materialize --partition-range` requires single_run.
 BACKFILL_POLICY = dg.BackfillPolicy.single_run()
 # Bump when a stage's output for the same input changes, so the UI marks what became stale.
 CODE_VERSIONS = {
     "documents": "1",
-    "chunks": stages.CHUNKER_VERSION,
+    "chunks": chunk.CHUNKER_VERSION,
     "embeddings": "1",
     "graph": graph.FORMAT_VERSION,
     "bm25": "1",
@@ -124,7 +128,7 @@ def connector_chain(
             description=doc,
             pool=POOL,
             backfill_policy=BACKFILL_POLICY,
-            freshness_policy=freshness if stage == "bm25" else None,
+            freshness_policy=freshness if stage == PUBLISH else None,
         )
         def _asset(context: dg.AssetExecutionContext, ragbag: RagbagHome) -> dg.MaterializeResult:
             home = ragbag.home()
@@ -163,40 +167,41 @@ def connector_chain(
         make(
             "documents",
             None,
-            lambda st, h, s: stages.ingest(st, h, s, module.read),
+            lambda st, h, s: ingest.ingest(st, h, s, module.read),
             f"Records of each {connector} source, normalised, diffed by content hash.",
         ),
         make(
             "chunks",
             "documents",
-            lambda st, h, s: stages.chunk(st, s, module.spans, h.model),
+            lambda st, h, s: chunk.chunk(st, s, module.spans, h.model),
             "Token-bounded chunks; only changed documents are re-chunked.",
         ),
         make(
             "embeddings",
             "chunks",
-            lambda st, h, s: stages.embed(
+            lambda st, h, s: embed.embed(
                 st,
                 s,
                 h.model,
-                pending=stages.pending_path(h, s),
-                restore=stages.was_compact(h, s),
-                in_graph=stages.graph_hashes(h, s, h.model),
+                pending=embed.pending_path(h, s),
+                restore=graph_stage.was_compact(h, s),
+                in_graph=graph_stage.reusable_node_texts(h, s, h.model),
             ),
             "Chunk vectors; only new content is embedded (cache keyed by model + hash).",
         ),
         make(
             "graph",
             "embeddings",
-            lambda st, h, s: stages.build_graph(st, h, s, h.model),
+            lambda st, h, s: graph_stage.build_graph(st, h, s, h.model),
             "Proximity graph: HNSW over kept vectors (fast) or a hub-pruned graph with PQ codes "
             "and the vectors dropped (compact).",
         ),
         make(
-            "bm25",
+            PUBLISH,
             "graph",
-            lambda st, h, s: stages.publish(st, h, s, h.model),
-            "Keyword index, and the publication of this build to search.",
+            lambda st, h, s: publish.publish(st, h, s, h.model),
+            "Publishes this build to search: builds the keyword index (BM25) and swaps it in with "
+            "the staged graph as the version search reads.",
         ),
     ]
 

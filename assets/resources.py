@@ -2,7 +2,8 @@
 
 import dagster as dg
 
-from ragbag.core.home import Home, private_process
+from ragbag.core.home import Home
+from ragbag.core.private import private_process
 
 
 class RagbagHome(dg.ConfigurableResource):

@@ -2,9 +2,9 @@
 
     .venv/bin/python benchmarks/embed_order_probe.py    # after build_bench.py (reads .work/texts.json)
 
-1,280 of the chunk texts the bench embedded: 128-text slices in stored order (``stages.embed``
+1,280 of the chunk texts the bench embedded: 128-text slices in stored order (the embed stage
 before 752db21; ``encode_passages`` batch 64) vs one bare ``encode`` call (batch 128, which
-sentence-transformers sorts by characters, as ``stages.embed`` now does) vs the same 128-text
+sentence-transformers sorts by characters, as ``embed.embed`` now does) vs the same 128-text
 slices after ordering the texts by token count. Not part of ``make bench``.
 """
 
@@ -24,7 +24,7 @@ count = embedding.token_counter()
 embedding.encode_passages(texts[:16])
 
 
-def pipeline():  # stages.embed before 752db21: 128-text slices in stored order, batch 64
+def pipeline():  # the embed stage before 752db21: 128-text slices in stored order, batch 64
     for s in range(0, len(texts), 128):
         embedding.encode_passages(texts[s : s + 128])
 

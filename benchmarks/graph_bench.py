@@ -38,7 +38,7 @@ stored exact vectors standing in for the model's. Recall is tie-aware (ann-bench
 result counts when its exact score reaches the k-th best, so a copy of a true neighbour (mail
 repeats itself) is a hit. The compact graph has one node per distinct text and is sized to
 ``--budget`` of the raw text with the recall check's floor, as a build makes it
-(``graph.build_within``). Writes ``--results`` (``benchmarks/results/graph.json``).
+(``compact.build.build_within``). Writes ``--results`` (``benchmarks/results/graph.json``).
 """
 
 from __future__ import annotations
@@ -61,7 +61,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _meter import meter, percentiles  # noqa: E402
 
-from ragbag.index import graph
+from ragbag.core.cache import RowCache  # noqa: E402
+from ragbag.index.compact.build import build_within  # noqa: E402
+from ragbag.index.compact.graph import attach_rows  # noqa: E402
+from ragbag.index.compact.pack import pack_compact  # noqa: E402
+from ragbag.index.compact.search import search_compact  # noqa: E402
+from ragbag.index.hnsw import build_fast, search_fast  # noqa: E402
+from ragbag.index.nodes import first_rows, row_nodes  # noqa: E402
+from ragbag.index.params import Params  # noqa: E402
 from ragbag.models import embedding  # noqa: E402
 
 MODEL = embedding.DEFAULT_MODEL
@@ -110,7 +117,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument(
         "--budget",
         type=float,
-        default=graph.Params().budget,
+        default=Params().budget,
         help="compact size plan as a share of the raw text (graph.budget); 0 = largest layout",
     )
     p.add_argument("--results", default="benchmarks/results/graph.json", help="where results are kept")
@@ -199,7 +206,7 @@ def load_synthetic(args) -> dict:
 
 def load_interpolated(args) -> dict:
     base = load_enron(args)
-    reps = graph.first_rows(graph.row_nodes(base["keys"]))  # one vector per distinct text
+    reps = first_rows(row_nodes(base["keys"]))  # one vector per distinct text
     v = base["vectors"][reps]
     near = np.empty((len(v), 10), np.int64)
     for s in range(0, len(v), 2048):
@@ -281,7 +288,7 @@ def bench_corpus(name: str, c: dict, args) -> dict:
     print(f"  exact {res['exact']['runs'][0]}", flush=True)
 
     t0 = time.perf_counter()
-    fast = graph.build_fast(x, [str(i) for i in range(len(x))])  # every vector distinct
+    fast = build_fast(x, [str(i) for i in range(len(x))])  # every vector distinct
     build = time.perf_counter() - t0
     with tempfile.TemporaryDirectory() as tmp:
         import faiss
@@ -290,20 +297,20 @@ def bench_corpus(name: str, c: dict, args) -> dict:
         fast_bytes = os.path.getsize(f"{tmp}/i")
     runs = []
     for ef in (16, 32, 64, 128, 512):
-        r = score(lambda q: graph.search_fast(fast, q, 10, ef)[0])
+        r = score(lambda q: search_fast(fast, q, 10, ef)[0])  # noqa: F821 (`del fast` follows the loop)
         runs.append({"ef": ef, **r})
         print(f"  fast {runs[-1]}", flush=True)
     res["fast"] = {"bytes": fast_bytes, "build_s": round(build, 2), "runs": runs}
     del fast
 
     t0 = time.perf_counter()
-    keys = c["keys"]  # one node per distinct embedded text, as stages.build_graph does
-    reps = graph.first_rows(graph.row_nodes(keys))
+    keys = c["keys"]  # one node per distinct embedded text, as graph_stage.build_graph does
+    reps = first_rows(row_nodes(keys))
     # Sized to the text as a build sizes it (graph.budget, default 5 %), recall check included.
-    g, recall, nq = graph.build_within(x[reps], raw, graph.Params(budget=args.budget), queries=200)
+    g, recall, nq = build_within(x[reps], raw, Params(budget=args.budget), queries=200)
     build = time.perf_counter() - t0
-    blob = graph.pack_compact(g)
-    graph.attach_rows(g, keys)
+    blob = pack_compact(g)
+    attach_rows(g, keys)
     res["compact"] = {
         "bytes": len(blob),
         "build_s": round(build, 2),
@@ -329,22 +336,22 @@ def bench_corpus(name: str, c: dict, args) -> dict:
         # a real corpus spends, and the generated vector is what the search ranks by.
         return vectors if c["real_model"] else x[q_ids]
 
-    d = graph.Params()
+    d = Params()
     settings = [(ef, d.recompute) for ef in (64, 128, 256, 512, 1024)] + [(d.ef_search, r) for r in (32, 64, 256)]
     for ef, budget in settings:
         # Recall over every query with the exact stored vector standing in for the model's
         # (deterministic: the same vector); latency over the timed queries through the model,
         # a fresh cache per query so no query is helped by vectors an earlier one recomputed.
-        looked_up = score(lambda q: graph.search_compact(g, q, 10, lambda ids: x[ids], ef=ef, recompute=budget)[0])
+        looked_up = score(lambda q: search_compact(g, q, 10, lambda ids: x[ids], ef=ef, recompute=budget)[0])
         encoded[0] = 0
 
         def run(q):
-            cache = graph.VectorCache()
+            cache = RowCache()
 
             def vectors_of(ids):
                 return cache.get_many([str(i) for i in ids], lambda todo: recompute_of(ids[todo]))
 
-            return graph.search_compact(g, q, 10, vectors_of, ef=ef, recompute=budget)[0]
+            return search_compact(g, q, 10, vectors_of, ef=ef, recompute=budget)[0]
 
         r = score(run, timed, truth[: len(timed)])
         res["compact"]["runs"].append(

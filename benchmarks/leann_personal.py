@@ -176,7 +176,7 @@ def main() -> None:
     for mode, got in leann["ranked"].items():
         ranked = {qid: list(dict.fromkeys(str(Path(f).resolve()) for f, _ in hits)) for qid, hits in got.items()}
         s = score(queries, ranked, rel_files)
-        for kind, row in s["kinds"].items():
+        for _kind, row in s["kinds"].items():
             if "empty" in row:  # no floor: vector/hybrid always return top_k, keyword any FTS5 match
                 row["quiet"] = "n/a"
         systems[f"leann_{mode}"] = {
@@ -241,7 +241,7 @@ def main() -> None:
 
 def doc_uris(home, sources: list[str]) -> dict[tuple[str, str], str]:
     """(source, doc_id) -> uri of the published documents (a file path for files/code)."""
-    from ragbag.build.stages import published_manifest
+    from ragbag.index.published import published_manifest
     from ragbag.index.store import Store
 
     store = Store(home.lance_uri)

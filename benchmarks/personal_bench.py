@@ -26,7 +26,7 @@ from ragbag.answer import ask
 from ragbag.apps.eval import homes as eval_homes
 from ragbag.apps.eval import personal_set as personal_eval
 from ragbag.core.home import Home
-from ragbag.search import query
+from ragbag.search import fusion
 from ragbag.text import exact
 
 BENCH = Path(__file__).resolve().parent
@@ -35,20 +35,20 @@ MODELS = ("multilingual-e5-small", "all-MiniLM-L6-v2")
 
 def old_normalised(lst, floor):
     """The min-max before this round: between the best and the 100th (or last) score, span 0 → 0."""
-    hi, lo = lst[0][2], lst[min(len(lst), query.NORM_DEPTH) - 1][2]
+    hi, lo = lst[0][2], lst[min(len(lst), fusion.NORM_DEPTH) - 1][2]
     span = (hi - lo) or 1.0
     return {(i, j): max(0.0, (sc - lo) / span) for i, j, sc in lst}
 
 
 @contextmanager
 def old_fusion():
-    saved = query._normalised, exact.promote
-    query._normalised = old_normalised
+    saved = fusion.normalised, exact.promote
+    fusion.normalised = old_normalised
     exact.promote = lambda ranked, terms, text_of: list(ranked)
     try:
         yield
     finally:
-        query._normalised, exact.promote = saved
+        fusion.normalised, exact.promote = saved
 
 
 def main() -> None:

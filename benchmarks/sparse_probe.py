@@ -23,9 +23,9 @@ from ragbag.apps.eval import datasets as evaluate
 from ragbag.core.home import Home
 from ragbag.index import bm25
 from ragbag.models import embedding, sparse
-from ragbag.search import query
+from ragbag.search import fusion, snapshot
 
-NORM_DEPTH = query.NORM_DEPTH
+NORM_DEPTH = fusion.NORM_DEPTH
 FEEDBACK = {"minilm": None, "minilm+prf3": (3, 0.5), "minilm+prf5": (5, 1.0)}
 SHARES = [
     (a, b, round(1 - a - b, 2) + 0.0)
@@ -51,7 +51,7 @@ def _ndcg(ds, ids, stems, scores: dict[str, np.ndarray]) -> float:
 def probe(dataset: str, home: str) -> dict[str, float]:
     ds, h = evaluate.load(dataset), Home(home)
     ids = json.loads((h.root.parent / f"{h.root.name}-corpus" / "ids.json").read_text())
-    snap = query.load(h, h.sources()["eval"].connector, "eval")
+    snap = snapshot.load(h, h.sources()["eval"].connector, "eval")
     stems = [Path(r["uri"]).stem for r in snap.records]
     corpus = sparse.encode_passages([snap.index_text(j)[1] for j in range(len(snap.records))])
     embedding.prime_queries(list(ds.queries.values()), h.model)

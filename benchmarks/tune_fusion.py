@@ -4,7 +4,7 @@ Usage: python benchmarks/tune_fusion.py [--rerank] DATASET HOME [DATASET HOME ..
 (HOME is what `ragbag eval DATASET --home HOME` built; nothing is re-embedded.)
 The defaults in ragbag.search.query (DEFAULT_FUSION, VECTOR_SHARE) were chosen from this;
 with --rerank it sweeps the reranker's depth and its e5 and SPLADE shares over the default hybrid
-instead (the defaults in ragbag.models.rerank). The reranker's vectors are cached, so each candidate is
+instead (the defaults in ragbag.search.rerank). The reranker's vectors are cached, so each candidate is
 encoded once.
 """
 
@@ -15,7 +15,7 @@ import sys
 
 from ragbag.apps.eval import datasets as evaluate
 from ragbag.core.home import Home
-from ragbag.models import rerank
+from ragbag.search import rerank
 
 SETTINGS = [{"fusion": "rrf", "rrf_k": k} for k in (5, 10, 20, 40, 60, 100)] + [
     {"fusion": "weighted", "alpha": a} for a in (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9)

@@ -14,8 +14,8 @@ Optionally:
 - ``discover() -> tuple[list[Path], list[str]]``: the data found in the platform's default
   places, and every place looked at (so "found nothing" can say where it looked);
 - an ``options`` keyword on ``read``: the source's ``options`` from ``sources.yaml``, which the
-  engine passes. Connectors that walk a folder read ``follow_links_outside`` there (see
-  ``connectors._walk``);
+  engine passes. Connectors that walk a folder read :data:`FOLLOW_LINKS_OUTSIDE` there with
+  :func:`follows_outside` (see ``connectors._walk``);
 - ``SCHEDULE``: a cron string for refreshes under ``dagster dev`` (default hourly), which a
   source can override with ``options: {schedule: "..."}`` in ``sources.yaml``.
 
@@ -28,7 +28,12 @@ import pkgutil
 from importlib import import_module
 from types import ModuleType
 
-# Every module in this package is a connector: adding one is adding one file.
+from ragbag.connectors._walk import FOLLOW_LINKS_OUTSIDE, follows_outside
+
+__all__ = ["FOLLOW_LINKS_OUTSIDE", "NAMES", "UnknownConnector", "follows_outside", "get"]
+
+# Every public module (or package) in this package is a connector: adding one is adding one
+# file. Modules the connectors share are private (``_walk``, ``_exports``, ``_chat``, ``_sqlite``).
 _FIRST = ("files", "code")
 NAMES: tuple[str, ...] = _FIRST + tuple(
     sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in _FIRST and not m.name.startswith("_"))

@@ -11,10 +11,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ragbag.connectors._walk import Entry, walk
-from ragbag.connectors.files import Unreadable
 from ragbag.core.errors import RagbagError
-from ragbag.core.home import temporary_prefix
+from ragbag.core.private import temporary_prefix
 from ragbag.core.records import Cursor, Document, ReadError, Seen
+from ragbag.text.unreadable import Unreadable, one_line
 
 # read_db(conn, file, source, previous_state, state_out, key) yields the records of one database
 DatabaseReader = Callable[..., Iterator["Document | ReadError | Seen"]]
@@ -73,7 +73,7 @@ def _copy_settled(path: Path, sides: list[str], copy: Path, tries: int = 5) -> N
     copy would pair a database and a WAL from different moments); the last try stands."""
 
     def stamps() -> list[tuple[int, int] | None]:
-        out = []
+        out: list[tuple[int, int] | None] = []
         for s in ["", *sides]:
             try:
                 st = _side(path, s).stat()
@@ -166,7 +166,3 @@ def find(
         return entry.name not in prune if entry.is_dir else entry.name in names
 
     return sorted(file for file, _ in walk(root, errors, keep=keep, follow_outside=follow_outside))
-
-
-def one_line(exc: Exception) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__

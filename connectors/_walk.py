@@ -29,9 +29,9 @@ from pathlib import Path
 
 from ragbag.core.records import ReadError
 
-OPTION = "follow_links_outside"
+FOLLOW_LINKS_OUTSIDE = "follow_links_outside"  # the sources.yaml option; `ragbag add --follow-links-outside`
 SYSTEM_FOLDERS = ("/proc", "/sys")
-_NOT_FOLLOWED = f"outside the source folder: skipped (set option {OPTION} to index it)"
+_NOT_FOLLOWED = f"outside the source folder: skipped (set option {FOLLOW_LINKS_OUTSIDE} to index it)"
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ Keep = Callable[[Entry], bool]
 
 def follows_outside(options: dict | None = None) -> bool:
     """Whether a source's ``options`` opt in to links leaving its folder."""
-    value = (options or {}).get(OPTION, False)
+    value = (options or {}).get(FOLLOW_LINKS_OUTSIDE, False)
     return value is True or str(value).strip().lower() in ("true", "yes", "on", "1")
 
 
@@ -124,6 +124,21 @@ def walk(
                 subdirs.append((path, rel))
         stack.extend(reversed(subdirs))
     return sorted(found, key=lambda pair: pair[1])
+
+
+def visible_files(
+    root: Path,
+    errors: list[ReadError] | None = None,
+    wanted: Callable[[str], bool] | None = None,
+    follow_outside: bool = False,
+) -> list[tuple[Path, str]]:
+    """:func:`walk` as the files connector and the export connectors see a folder: every
+    non-hidden file whose name ``wanted`` accepts, hidden folders pruned."""
+
+    def keep(entry: Entry) -> bool:
+        return not entry.name.startswith(".") and (entry.is_dir or wanted is None or wanted(entry.name))
+
+    return walk(root, errors, keep=keep, follow_outside=follow_outside)
 
 
 def refusal(target: str, st: os.stat_result, top: str, follow_outside: bool) -> str | None:

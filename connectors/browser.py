@@ -36,9 +36,9 @@ Incremental: the cursor keeps, per history file, the newest visit time, the high
 and the visit count (one written by another ``VERSION`` of the rendering is ignored). A refresh
 aggregates only the visits of URLs visited past either mark (a revisit changes visit_count and
 last_visit, so revisited old URLs are re-read too), then makes one pass over the URL table (id,
-url, title: ~0.1 s for 20k URLs) that builds those pages and vouches for every other URL still
-there with ``Seen``. Neither format keeps a log of deletions: a URL row that is gone is simply
-not vouched for, which is how "clear history" propagates. When fewer old visits remain than the
+url, title: cheap, its timing is in benchmarks/README.md) that builds those pages and vouches for
+every other URL still there with ``Seen``. Neither format keeps a log of deletions: a URL row
+that is gone is simply not vouched for, which is how "clear history" propagates. When fewer old visits remain than the
 cursor counted (part of the history was cleared, or Chrome expired visits older than 90 days)
 the file is read in full, so counts and first visits stay right. A damaged file keeps no cursor
 (read in full next time). Left out: a title that changes without a new visit (browsers retitle
@@ -54,12 +54,11 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
-from ragbag.connectors._sqlite import one_line as _one_line
 from ragbag.connectors._sqlite import read_databases
 from ragbag.connectors._walk import follows_outside
-from ragbag.connectors.files import Unreadable
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
 from ragbag.text.chunking import TokenCounter, prose_spans
+from ragbag.text.unreadable import Unreadable, one_line
 
 NAME = "browser"
 SCHEDULE = "0 * * * *"
@@ -256,7 +255,7 @@ def _read_history(
             stats[uid] = (n, first, last)
     except sqlite3.DatabaseError as exc:  # pages are still read, with the URL table's facts
         damaged, since, stats = True, None, {}
-        yield ReadError(key, f"damaged visits table: {_one_line(exc)}")
+        yield ReadError(key, f"damaged visits table: {one_line(exc)}")
     conn.text_factory = bytes  # decode per row: one bad value must not stop the file
     # Older schemas (Firefox before 4: no moz_places.last_visit_date) keep visit times only in
     # the visits table: the last visit is derived from it.
@@ -299,7 +298,7 @@ def _scan(conn: sqlite3.Connection, sql: str, uri: str, probes: int = 40) -> Ite
         except sqlite3.DatabaseError as exc:
             yield ReadError(
                 f"{uri}#{after + 1}",
-                f"damaged database from row {after + 1} on, skipped to the next readable row: {_one_line(exc)}",
+                f"damaged database from row {after + 1} on, skipped to the next readable row: {one_line(exc)}",
             )
         for k in range(probes):
             try:

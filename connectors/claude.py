@@ -6,8 +6,8 @@ both. The file is a list of conversations ``{uuid, name, summary, created_at, up
 chat_messages: [{uuid, sender: human|assistant, text, content: [blocks], created_at,
 attachments: [{file_name, extracted_content}], files: [{file_name}]}]}``, times ISO 8601 UTC.
 A file given by its path may have any name and may hold one conversation object (what
-per-conversation exporters write) or ``{"conversations": [...]}``. ChatGPT's export also names its file ``conversations.json``; those are left to the chatgpt
-connector.
+per-conversation exporters write) or ``{"conversations": [...]}``. ChatGPT's export also names
+its file ``conversations.json``; those are left to the chatgpt connector.
 
 Traps handled:
 
@@ -27,9 +27,9 @@ Traps handled:
 Text: ``User: …`` / ``Assistant: …`` paragraphs; chunks hold a question with its answer where they
 fit (``connectors._chat.turn_spans``); chunk metadata ``roles``, ``turn_start``, ``turn_end``.
 
-Metadata: ``title`` (the conversation name, or ``title`` in single-conversation dumps), ``conversation_id`` (uuid), ``created``/``updated``
-(ISO UTC; also ``created_at``/``updated_at``), ``turns``, ``attachments`` (file names),
-``url`` (claude.ai link), ``file``. ``native_id`` = the conversation uuid.
+Metadata: ``title`` (the conversation name, or ``title`` in single-conversation dumps),
+``conversation_id`` (uuid), ``created``/``updated`` (ISO UTC; also ``created_at``/``updated_at``),
+``turns``, ``attachments`` (file names), ``url`` (claude.ai link), ``file``. ``native_id`` = the conversation uuid.
 
 Incremental: per export file (size, mtime → uuids and ``updated_at``): unchanged files yield
 ``Seen``; a conversation in several exports is kept once, the copy updated last.

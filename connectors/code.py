@@ -27,9 +27,10 @@ from pathspec import GitIgnoreSpec
 
 from ragbag.connectors._walk import Entry, follows_outside, safe_to_open
 from ragbag.connectors._walk import walk as walk_tree
-from ragbag.connectors.files import Unreadable, decode, human_size
 from ragbag.core.records import Document, ReadError, Span
 from ragbag.text.chunking import TokenCounter, line_spans, prose_spans, with_lines
+from ragbag.text.decode import decode
+from ragbag.text.unreadable import Unreadable, human_size
 
 NAME = "code"
 MAX_BYTES = 1024 * 1024
@@ -92,7 +93,8 @@ def read(
     Empty files (``__init__.py``) are skipped silently: they hold nothing to find. ``options``:
     the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`.
     """
-    path, errors = Path(path), []
+    path = Path(path)
+    errors: list[ReadError] = []
     if path.is_file():
         files = [(path, path.name)]
     elif path.is_dir():

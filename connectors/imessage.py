@@ -60,12 +60,11 @@ from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from pathlib import Path
 
-from ragbag.connectors._sqlite import one_line as _one_line
 from ragbag.connectors._sqlite import read_databases
 from ragbag.connectors._walk import follows_outside
-from ragbag.connectors.files import Unreadable
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
 from ragbag.text.chunking import TokenCounter, pack
+from ragbag.text.unreadable import Unreadable, one_line
 
 NAME = "imessage"
 SCHEDULE = "30 * * * *"
@@ -255,7 +254,8 @@ def _read_db(
     known = set(previous["windows"]) if previous and previous.get("version") == VERSION else set()
     fingerprints: list[str] = []
     todo: list[_Window] = []
-    max_rowid, lost = 0, []
+    max_rowid = 0
+    lost: list[ReadError] = []
     for window in _windows(conn, chats, uri, lost):
         fp = window.fingerprint()
         fingerprints.append(fp)
@@ -298,7 +298,7 @@ def _bodies(conn: sqlite3.Connection, rowids: list[int], uri: str) -> tuple[dict
             try:
                 bodies.update((r[0], r) for r in conn.execute(sql.format("?"), (rowid,)))
             except sqlite3.DatabaseError as exc:
-                errors.append(ReadError(f"{uri}#{rowid}", f"damaged database: {_one_line(exc)}"))
+                errors.append(ReadError(f"{uri}#{rowid}", f"damaged database: {one_line(exc)}"))
     return bodies, errors
 
 
@@ -350,7 +350,7 @@ def _windows(conn: sqlite3.Connection, chats: dict[int, _Chat], uri: str, errors
                 try:
                     rows += conn.execute(select + " AND m.ROWID = ?", (chat.rowid, mid)).fetchall()
                 except sqlite3.DatabaseError as exc:
-                    errors.append(ReadError(f"{uri}#{mid}", f"damaged database: {_one_line(exc)}"))
+                    errors.append(ReadError(f"{uri}#{mid}", f"damaged database: {one_line(exc)}"))
             rows.sort(key=lambda r: (r[2], r[0]))
         current: list[tuple] = []
         size, last = 0, None

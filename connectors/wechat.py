@@ -57,22 +57,12 @@ from datetime import UTC, timedelta
 from pathlib import Path
 from typing import Any
 
-from ragbag.connectors._chat import (
-    ME,
-    Message,
-    export_files,
-    load_json,
-    one_line,
-    parse_time,
-    read_exports,
-    render_lines,
-    window_spans,
-    windows,
-)
+from ragbag.connectors._chat import ME, Message, parse_time, render_lines, window_spans, windows
+from ragbag.connectors._exports import export_files, load_json, read_exports
 from ragbag.connectors._walk import follows_outside
-from ragbag.connectors.files import Unreadable
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
 from ragbag.text.chunking import TokenCounter
+from ragbag.text.unreadable import Unreadable, one_line
 
 NAME = "wechat"
 SCHEDULE = "0 4 * * *"  # exports change when the user exports again: daily is plenty

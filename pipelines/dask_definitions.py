@@ -27,10 +27,9 @@ from typing import Any
 
 import dagster as dg
 import dask.distributed
-from dagster._core.errors import raise_execution_interrupts
-from dagster._utils import iterate_with_context
 from dagster_dask.executor import DaskExecutor, dask_executor, get_dask_resource_requirements, query_on_dask_worker
 
+from ragbag.assets.dagster_internals import iterate_with_context, raise_execution_interrupts
 from ragbag.pipelines import definitions as _ragbag
 
 _CLUSTERS = {  # cluster type -> (module, class), as dagster-dask creates them

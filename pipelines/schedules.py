@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 from types import ModuleType
 
 import dagster as dg
-from dagster._utils.schedules import cron_string_iterator, is_valid_cron_string
 
 from ragbag.assets.chain import job_name
+from ragbag.assets.dagster_internals import cron_string_iterator, is_valid_cron_string
 from ragbag.assets.resources import RagbagHome
 
 DEFAULT_CRON = "0 * * * *"

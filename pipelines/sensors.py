@@ -7,6 +7,7 @@ import dagster as dg
 
 from ragbag import connectors
 from ragbag.assets.chain import job_name, partitions_for
+from ragbag.assets.pool import reap_dead_runs
 from ragbag.assets.resources import RagbagHome
 from ragbag.build.changes import tree_fingerprint
 
@@ -68,7 +69,5 @@ def change_sensor(jobs: list) -> dg.SensorDefinition:
     "so the runs waiting on the pool go on.",
 )
 def reaper_sensor(context: dg.SensorEvaluationContext, ragbag: RagbagHome) -> dg.SkipReason:
-    from ragbag.apps.runner import reap_dead_runs
-
     freed = sorted(set(reap_dead_runs(context.instance, ragbag.home())))
     return dg.SkipReason(f"freed the slots of dead runs {', '.join(freed)}" if freed else "no dead holder")

@@ -37,14 +37,14 @@ def _process_state():
     next one (a PostgreSQL cluster run as `nobody`, say) starts from the harness's own state."""
     import tempfile
 
-    from ragbag.core import home as home_module
+    from ragbag.core import private as private_module
 
     umask = os.umask(0o022)
     os.umask(umask)
-    saved = (tempfile.tempdir, os.environ.get("TMPDIR"), home_module._application)
+    saved = (tempfile.tempdir, os.environ.get("TMPDIR"), private_module._application)
     yield
     os.umask(umask)
-    tempfile.tempdir, tmpdir, home_module._application = saved
+    tempfile.tempdir, tmpdir, private_module._application = saved
     if tmpdir is None:
         os.environ.pop("TMPDIR", None)
     else:

@@ -8,10 +8,10 @@ import pytest
 from conftest import RAGBAG, cli, cli_json
 from test_tools import built_home
 
-from ragbag.answer import ask, llm, prompts
+from ragbag.answer import ask, citations, llm, prompts
 from ragbag.answer.llm import Provider
 from ragbag.core.errors import RagbagError
-from ragbag.core.home import write_private
+from ragbag.core.private import write_private
 
 # One worker builds this module's home once (`make test` runs `--dist loadgroup`).
 pytestmark = pytest.mark.xdist_group("test_ask")
@@ -81,7 +81,7 @@ def test_ask_errors_are_one_line(env):
 def test_injected_instructions_stay_inside_the_fence(kb):
     blocks, best = ask.retrieve("what is the cabin wifi password", kb)
     assert best >= ask.floor(kb, "hybrid") and blocks[0].uri.endswith("cabin.md")
-    rec = Recorder("The password is fjord-7731 [c:%s]." % blocks[0].citation)
+    rec = Recorder(f"The password is fjord-7731 [c:{blocks[0].citation}].")
     a = ask.ask("what is the cabin wifi password", rec, kb)
     messages, context = rec.seen[0]
     system, user = messages[0]["content"], messages[-1]["content"]
@@ -98,7 +98,8 @@ def test_injected_instructions_stay_inside_the_fence(kb):
 
 
 def test_citations_are_parsed_and_unknown_ones_reported(kb):
-    assert ask.cited("a [c:abc123] b [c:abc123, c:def456][c:0a0b0c] not c:ffffff") == ["abc123", "def456", "0a0b0c"]
+    text = "a [c:abc123] b [c:abc123, c:def456][c:0a0b0c] not c:ffffff"
+    assert citations.cited(text) == ["abc123", "def456", "0a0b0c"]
     blocks, _ = ask.retrieve("door code lisbon", kb)
     a = ask.ask("door code lisbon", Recorder(f"4411# [c:{blocks[0].citation}] and [c:999999]"), kb)
     assert [c["citation"] for c in a.citations] == [blocks[0].citation] and a.unresolved == ["999999"]

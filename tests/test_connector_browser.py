@@ -278,7 +278,7 @@ def test_browser_is_named_by_path_else_by_schema(tmp_path):
         "operator/Profile 3/History": ("chromium", "Profile 3"),  # a user "operator" is not Opera
         "copies/laptop/History": ("chromium", "laptop"),
     }
-    for rel, (name, profile) in cases.items():
+    for rel, (_name, _profile) in cases.items():
         c = Chrome(tmp_path / rel)
         c.url("https://example.com/", "Example", [at(1)])
         c.close()

@@ -322,14 +322,14 @@ def test_unlistable_folder_is_reported(tmp_path, monkeypatch):
 
 
 def test_short_cp1252_text_is_not_taken_for_a_sibling_code_page():
-    from ragbag.connectors.files import decode
+    from ragbag.text.decode import decode
 
     assert decode("Café".encode("cp1252")) == ("Café", "cp1252")
     assert decode("Привет, как дела? Встреча завтра в офисе.".encode("cp1251"))[0].startswith("Привет")
 
 
 def test_mostly_utf8_keeps_its_characters_and_cp1252_stays_cp1252():
-    from ragbag.connectors.files import decode
+    from ragbag.text.decode import decode
 
     text, enc = decode(("Preis: 12 € für Käse, Grüße aus Köln.\n" * 5).encode() + b"caf\xe9\n")
     assert enc == "utf-8" and text.count("€") == 5 and "â‚¬" not in text and text.count("\ufffd") == 1

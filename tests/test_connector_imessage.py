@@ -14,10 +14,10 @@ from conftest import cli, cli_json, split_read
 
 from ragbag.apps.eval.personal_set import CHAT_DB_SCHEMA, ts_class, ts_length  # chat.db as Messages creates it
 from ragbag.connectors import imessage
-from ragbag.connectors.files import Unreadable
 from ragbag.core.errors import RagbagError
 from ragbag.core.records import Document
 from ragbag.models.embedding import token_counter
+from ragbag.text.unreadable import Unreadable
 
 UTC = UTC
 APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=UTC)

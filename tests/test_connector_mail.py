@@ -72,7 +72,7 @@ REPLY_BODY = """Sounds good, Thursday works for the harbour survey.
 
 Bring the sonar kit please.
 
--- 
+--\x20
 Alice Example
 Head of Surveys | +1 555 0100
 
@@ -407,13 +407,16 @@ def test_spans_keep_a_message_whole_or_split_long_ones(tree):
 
 
 def test_subject_normalisation_and_charset_fallbacks():
-    assert mail.normalise_subject("Re: AW: Fwd: [team] 回复：Budget") == "Budget"
-    assert mail.normalise_subject("RE[2]: Budget  plan") == "Budget plan"
-    assert mail.decode_bytes("镕".encode("gbk"), "gb2312") == "镕"
-    assert mail.decode_bytes("héllo".encode(), "iso-8859-1") == "héllo"  # mislabelled
-    assert mail.decode_bytes(b"caf\xe9", "us-ascii") == "café"
-    assert mail.decode_bytes(b"caf\xe9", "x-unknown") == "café"
-    assert "\ufffd" in mail.decode_bytes(b"\xff\xfe\x81", "utf-8")
+    from ragbag.connectors.mail.charsets import decode_bytes
+    from ragbag.connectors.mail.headers import normalise_subject
+
+    assert normalise_subject("Re: AW: Fwd: [team] 回复：Budget") == "Budget"
+    assert normalise_subject("RE[2]: Budget  plan") == "Budget plan"
+    assert decode_bytes("镕".encode("gbk"), "gb2312") == "镕"
+    assert decode_bytes("héllo".encode(), "iso-8859-1") == "héllo"  # mislabelled
+    assert decode_bytes(b"caf\xe9", "us-ascii") == "café"
+    assert decode_bytes(b"caf\xe9", "x-unknown") == "café"
+    assert "\ufffd" in decode_bytes(b"\xff\xfe\x81", "utf-8")
 
 
 def test_single_file_and_not_mail(tmp_path):

@@ -20,8 +20,19 @@ from test_connector_browser import at as browser_at
 from test_connector_imessage import ChatDB
 from test_connector_imessage import at as imessage_at
 
-from ragbag.connectors import browser, calendar, chatgpt, claude, code, files, imessage, mail, wechat
-from ragbag.connectors._walk import OPTION, follows_outside
+from ragbag.connectors import (
+    FOLLOW_LINKS_OUTSIDE,
+    browser,
+    calendar,
+    chatgpt,
+    claude,
+    code,
+    files,
+    follows_outside,
+    imessage,
+    mail,
+    wechat,
+)
 from ragbag.core.records import Document, ReadError
 
 INSIDE, KEPT, SECRET = "cobaltinside", "cobaltkept", "cobaltsecret"
@@ -201,7 +212,7 @@ def trap_tree(tmp_path: Path, kind: Kind) -> tuple[Path, Path, dict[str, list[st
     _link(root / "loop", ".")  # a folder link to the root itself
     _link(outside / "back", ".")  # outside: a link to its own folder...
     _link(outside / "home", root)  # ...and one back into the source
-    outside_words = ["outside the source folder", OPTION]
+    outside_words = ["outside the source folder", FOLLOW_LINKS_OUTSIDE]
     expected = {
         n("leak"): outside_words + [str((outside / n("far")).resolve())],
         "outdir": outside_words + [str(outside.resolve())],
@@ -269,7 +280,7 @@ def test_links_outside_the_source_are_reported_never_read(tmp_path, name):
 def test_follow_links_outside_reads_them_but_never_proc_fifos_or_cycles(tmp_path, name):
     kind = KINDS[name]
     root, _, expected = trap_tree(tmp_path, kind)
-    docs, errors = split(read_within(kind.module, root, {OPTION: True}))
+    docs, errors = split(read_within(kind.module, root, {FOLLOW_LINKS_OUTSIDE: True}))
     assert any(SECRET in repr(d) for d in docs)
     assert any(INSIDE in repr(d) for d in docs) and any(KEPT in repr(d) for d in docs)
     assert not any("environ" in d.uri for d in docs)
@@ -304,7 +315,7 @@ def test_code_never_opens_a_gitignore_that_is_a_fifo_or_leaves_the_repo(tmp_path
     assert {d.native_id for d in docs} == {"a/keep.py", "b/keep.py"}  # neither rule file applied
     assert "FIFO" in errors[str(root / "a" / ".gitignore")]
     assert "outside the source folder" in errors[str(root / "b" / ".gitignore")]
-    docs, errors = split(read_within(code, root, {OPTION: True}))
+    docs, errors = split(read_within(code, root, {FOLLOW_LINKS_OUTSIDE: True}))
     assert {d.native_id for d in docs} == {"a/keep.py"}  # b's followed .gitignore ignores everything
     assert set(errors) == {str(root / "a" / ".gitignore")}
 
@@ -322,7 +333,7 @@ def test_hidden_and_unwanted_links_are_not_reported(tmp_path):
     [(True, True), ("yes", True), ("true", True), (False, False), ("no", False), (None, False), (0, False)],
 )
 def test_option_values(value, follows):
-    assert follows_outside({OPTION: value}) is follows
+    assert follows_outside({FOLLOW_LINKS_OUTSIDE: value}) is follows
     assert follows_outside({}) is False
 
 
@@ -339,12 +350,12 @@ def test_build_report_names_each_skipped_link_and_the_option_opts_in(home, tmp_p
     errors = {e["uri"]: e["error"] for e in rep["errors"]}
     far = str((tmp_path / "elsewhere" / "far.md").resolve())
     assert errors[str(root / "passwd.md")] == (
-        f"symlink to {far}, outside the source folder: skipped (set option {OPTION} to index it)"
+        f"symlink to {far}, outside the source folder: skipped (set option {FOLLOW_LINKS_OUTSIDE} to index it)"
     )
     assert "/proc" in errors[str(root / "env.md")] and "FIFO" in errors[str(root / "pipe.md")]
 
     raw = yaml.safe_load(home.sources_file.read_text())
-    raw["sources"]["notes"].setdefault("options", {})[OPTION] = True
+    raw["sources"]["notes"].setdefault("options", {})[FOLLOW_LINKS_OUTSIDE] = True
     home.sources_file.write_text(yaml.safe_dump(raw))
     (rep,) = cli_json("build")
     assert rep["documents"] == 2 and str(root / "passwd.md") not in {e["uri"] for e in rep["errors"]}

@@ -10,14 +10,18 @@ import numpy as np
 import pytest
 from conftest import cli_json, materialize_source, write
 
-from ragbag.build.stages import staged_graph
+from ragbag.build.graph_stage import staged_graph
 from ragbag.core.errors import RagbagError
-from ragbag.index import graph
+from ragbag.index import graph, nodes, quality
+from ragbag.index.compact import build, pack, pq, prune
+from ragbag.index.compact import graph as compact_graph
+from ragbag.index.compact import search as compact_search
+from ragbag.index.params import Params
 from ragbag.index.store import Store
 from ragbag.models import embedding
 from ragbag.search import query
 
-SMALL = graph.Params(
+SMALL = Params(
     build_m=16,
     ef_construction=64,
     hub_fraction=0.02,
@@ -42,15 +46,15 @@ def recall(g, x: np.ndarray, queries: np.ndarray, params=SMALL) -> float:
     hits = 0
     for q in queries:
         truth = set(np.argsort(-(x @ q))[:10].tolist())
-        got, _ = graph.search_compact(g, q, 10, lambda ids: x[ids], params)
+        got, _ = compact_search.search_compact(g, q, 10, lambda ids: x[ids], params)
         hits += len(truth & set(got.tolist()))
     return hits / (10 * len(queries))
 
 
 def test_pruning_keeps_hub_degrees_and_bounds_the_rest():
     x = clustered(800)
-    cand = graph.proximity_candidates(x, SMALL)
-    lists, hubs = graph.prune(x, cand, SMALL)
+    cand = prune.proximity_candidates(x, SMALL)
+    lists, hubs = prune.prune(x, cand, SMALL)
     assert len(hubs) == 16  # 2 % of 800
     is_hub = np.zeros(len(x), bool)
     is_hub[hubs] = True
@@ -63,7 +67,7 @@ def test_pruning_keeps_hub_degrees_and_bounds_the_rest():
         incoming = [v for v in range(len(x)) if h in lists[v]]
         back = set(lists[h].tolist())
         assert sum(v in back for v in incoming) >= min(len(incoming), SMALL.hub_degree) // 2
-    assert graph._reachable(lists, hubs).all()  # nothing pruned off
+    assert prune.reachable(lists, hubs).all()  # nothing pruned off
     for i, row in enumerate(lists):
         assert i not in row and len(set(row.tolist())) == len(row)
 
@@ -71,7 +75,7 @@ def test_pruning_keeps_hub_degrees_and_bounds_the_rest():
 def test_csr_files_round_trip(tmp_path):
     for bits in (2, 4, 8):
         x = clustered(600, seed=bits)
-        g = graph.build_compact(x, graph.Params(**{**SMALL.__dict__, "pq_bits": bits}))
+        g = build.build_compact(x, Params(**{**SMALL.__dict__, "pq_bits": bits}))
         graph.save(tmp_path / str(bits), "compact", g, {"model": "m", "dim": 32})
         back, meta = graph.load(tmp_path / str(bits), "m", 32)
         assert meta["profile"] == "compact" and back.bits == bits
@@ -88,34 +92,34 @@ def test_csr_files_round_trip(tmp_path):
 
 def test_search_reaches_the_recall_bound_against_brute_force():
     x = clustered(3000, seed=1)
-    g = graph.build_compact(x, SMALL)
+    g = build.build_compact(x, SMALL)
     rng = np.random.default_rng(7)
     queries = x[rng.choice(len(x), 60, replace=False)] + 0.2 * rng.normal(size=(60, 32)).astype(np.float32)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     assert recall(g, x, queries) >= 0.90
-    measured, n = graph.self_recall(g, x, SMALL, queries=100)
+    measured, n = quality.self_recall(g, x, SMALL, queries=100)
     assert n == 100 and measured >= 0.90
     # A filter is applied inside the traversal: only allowed rows come back.
     mask = np.zeros(len(x), bool)
     mask[::3] = True
-    got, _ = graph.search_compact(g, queries[0], 10, lambda ids: x[ids], SMALL, mask=mask)
+    got, _ = compact_search.search_compact(g, queries[0], 10, lambda ids: x[ids], SMALL, mask=mask)
     assert len(got) == 10 and mask[got].all()
 
 
 def test_in_place_insert_and_delete_keep_recall():
     x = clustered(2400, seed=2)
     old, new = x[:2000], x[2000:]
-    g = graph.build_compact(old, SMALL)
+    g = build.build_compact(old, SMALL)
     keep = np.array([i for i in range(2000) if i % 8 != 0])  # delete one node in eight
-    g2 = graph.update_compact(g, keep, new, SMALL)
+    g2 = build.update_compact(g, keep, new, SMALL)
     now = np.vstack([old[keep], new])
-    assert g2.n == len(now) and graph.dangling(g2) == 0
-    assert graph._reachable(g2.lists(), g2.hubs).all()
+    assert g2.n == len(now) and quality.dangling(g2) == 0
+    assert prune.reachable(g2.lists(), g2.hubs).all()
     rng = np.random.default_rng(3)
     queries = now[rng.choice(len(now), 60, replace=False)] + 0.2 * rng.normal(size=(60, 32)).astype(np.float32)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     assert recall(g2, now, queries) >= 0.90
-    assert graph.findability(g2, np.arange(len(keep), g2.n), new, SMALL) >= 0.95
+    assert quality.findability(g2, np.arange(len(keep), g2.n), new, SMALL) >= 0.95
 
 
 def test_layouts_walk_down_code_sizes_trying_fewer_edges_first():
@@ -156,25 +160,25 @@ def test_layouts_walk_down_code_sizes_trying_fewer_edges_first():
 
 def test_a_compact_graph_is_sized_to_its_text_and_never_below_the_recall_floor():
     x, later = np.split(clustered(3200, d=384, seed=5), [3000])
-    roomy, _, _ = graph.build_within(x, raw_bytes=3000 * 4000)
+    roomy, _, _ = build.build_within(x, raw_bytes=3000 * 4000)
     assert (roomy.meta["degree"], roomy.codes.shape[1], roomy.bits) == (8, 96, 2)  # the best fits
     allowed = 0.05 * 3000 * 300  # 15 bytes a node
-    tight, recall, queries = graph.build_within(x, raw_bytes=3000 * 300)
+    tight, recall, queries = build.build_within(x, raw_bytes=3000 * 300)
     assert tight.meta["budget_bytes"] == int(allowed) and queries == 200
-    assert tight.codes.shape[1] * tight.bits < 96 * 2 and recall >= graph.RECALL_FLOOR
-    assert len(graph.pack_compact(tight)) <= allowed < len(graph.pack_compact(roomy))
+    assert tight.codes.shape[1] * tight.bits < 96 * 2 and recall >= quality.RECALL_FLOOR
+    assert len(pack.pack_compact(tight)) <= allowed < len(pack.pack_compact(roomy))
     # Text too short for any layout: the smallest, whatever the budget says.
-    tiny, recall, _ = graph.build_within(x, raw_bytes=3000 * 100)
-    assert (tiny.meta["degree"], tiny.codes.shape[1], tiny.bits) == (6, 32, 2) and recall >= graph.RECALL_FLOOR
+    tiny, recall, _ = build.build_within(x, raw_bytes=3000 * 100)
+    assert (tiny.meta["degree"], tiny.codes.shape[1], tiny.bits) == (6, 32, 2) and recall >= quality.RECALL_FLOOR
     # A floor no layout reaches walks back to the best layout rather than shipping a worse one.
-    best, _, _ = graph.build_within(x, raw_bytes=3000 * 300, floor=1.01)
+    best, _, _ = build.build_within(x, raw_bytes=3000 * 300, floor=1.01)
     assert (best.meta["degree"], best.codes.shape[1], best.bits) == (8, 96, 2)
     # The degree and the residual norms travel with the file, and insertions keep them.
-    back = graph.unpack_compact(graph.pack_compact(tiny))
+    back = pack.unpack_compact(pack.pack_compact(tiny))
     assert back.meta["degree"] == 6 and np.allclose(back.residual, tiny.residual, atol=1 / 255)
-    grown = graph.update_compact(back, np.arange(back.n), later)  # default Params say degree 8
+    grown = build.update_compact(back, np.arange(back.n), later)  # default Params say degree 8
     assert np.diff(grown.offsets)[back.n :].mean() <= 6 and grown.meta["degree"] == 6
-    assert np.allclose(grown.residual[back.n :], graph.residuals(grown, np.arange(back.n, grown.n), later))
+    assert np.allclose(grown.residual[back.n :], pq.residuals(grown, np.arange(back.n, grown.n), later))
 
 
 def test_an_opq_rotation_codes_closer_and_travels_with_the_graph():
@@ -186,28 +190,28 @@ def test_an_opq_rotation_codes_closer_and_travels_with_the_graph():
     x = rng.normal(size=(3000, 64)) * np.geomspace(3, 0.05, 64)
     x = (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
     x, later = x[:2700], x[2700:]
-    plain = graph.build_compact(x, SMALL, Layout(6, 8, 4))
-    rotated = graph.build_compact(x, SMALL, Layout(6, 8, 4, rotate=True))
+    plain = build.build_compact(x, SMALL, Layout(6, 8, 4))
+    rotated = build.build_compact(x, SMALL, Layout(6, 8, 4, rotate=True))
     assert plain.rotation is None and rotated.rotation.shape == (64, 64)
     r = rotated.rotation
     assert np.allclose(r @ r.T, np.eye(64), atol=0.01)  # orthonormal, to float16 precision
     assert np.mean(rotated.residual**2) < 0.9 * np.mean(plain.residual**2)
-    assert np.allclose(rotated.residual, graph.residuals(rotated, np.arange(len(x)), x))
+    assert np.allclose(rotated.residual, pq.residuals(rotated, np.arange(len(x)), x))
     # Code scores are inner products in the embedding's space, rotation or not.
     q = x[0]
-    approx = graph.adc_table(rotated, q)[np.arange(8)[:, None], rotated.codes[:5].T].sum(0)
-    assert np.allclose(approx, graph.decode_pq(rotated, np.arange(5)) @ q, atol=1e-4)
+    approx = compact_search.adc_table(rotated, q)[np.arange(8)[:, None], rotated.codes[:5].T].sum(0)
+    assert np.allclose(approx, pq.decode_pq(rotated, np.arange(5)) @ q, atol=1e-4)
     # The rotation is in the file; search and in-place insertion use it.
-    back = graph.unpack_compact(graph.pack_compact(rotated))
+    back = pack.unpack_compact(pack.pack_compact(rotated))
     assert np.array_equal(back.rotation, rotated.rotation)
     queries = x[rng.choice(len(x), 40, replace=False)]
-    wider = graph.Params(**{**SMALL.__dict__, "recompute": 100})  # 4-byte codes
+    wider = Params(**{**SMALL.__dict__, "recompute": 100})  # 4-byte codes
     found = recall(back, x, queries, wider)
     assert found >= 0.85 and found >= recall(plain, x, queries, wider) + 0.15  # measured 0.885, 0.56
-    grown = graph.update_compact(back, np.arange(back.n), later, SMALL)
+    grown = build.update_compact(back, np.arange(back.n), later, SMALL)
     assert np.array_equal(grown.rotation, rotated.rotation)
-    assert graph.findability(grown, np.arange(back.n, grown.n), later, SMALL) >= 0.95
-    assert np.allclose(grown.residual[back.n :], graph.residuals(grown, np.arange(back.n, grown.n), later))
+    assert quality.findability(grown, np.arange(back.n, grown.n), later, SMALL) >= 0.95
+    assert np.allclose(grown.residual[back.n :], pq.residuals(grown, np.arange(back.n, grown.n), later))
 
 
 def test_rows_with_one_text_share_a_node_and_all_come_back():
@@ -218,11 +222,11 @@ def test_rows_with_one_text_share_a_node_and_all_come_back():
     rng.shuffle(rows)
     x = distinct[rows]
     keys = [f"h{r}" for r in rows]
-    node_of_row = graph.row_nodes(keys)
-    reps = graph.first_rows(node_of_row)
+    node_of_row = nodes.row_nodes(keys)
+    reps = nodes.first_rows(node_of_row)
     assert len(reps) == 900 and all(keys[r] == keys[reps[node_of_row[r]]] for r in range(len(rows)))
     assert all(node_of_row[r] <= node_of_row[:r].max(initial=-1) + 1 for r in range(len(rows)))  # first-seen order
-    g = graph.attach_rows(graph.build_compact(x[reps], SMALL), keys)
+    g = compact_graph.attach_rows(build.build_compact(x[reps], SMALL), keys)
     asked: list[int] = []
 
     def vectors_of(ids):
@@ -232,13 +236,13 @@ def test_rows_with_one_text_share_a_node_and_all_come_back():
     # A text held by three rows: the query finds all three, with one score, embedded once.
     triple = next(v for v in range(900) if (node_of_row == v).sum() >= 3)
     held = np.flatnonzero(node_of_row == triple)
-    got, scores = graph.search_compact(g, x[held[0]], len(held), vectors_of, SMALL)
+    got, scores = compact_search.search_compact(g, x[held[0]], len(held), vectors_of, SMALL)
     assert sorted(got.tolist()) == sorted(held.tolist()) and np.allclose(scores, scores[0])
     assert len(asked) == len(set(asked)) and set(asked) <= set(reps.tolist())
     # A filter on rows: a node passes through any allowed row, and only allowed rows return.
     mask = np.ones(len(rows), bool)
     mask[held[1:]] = False
-    got, _ = graph.search_compact(g, x[held[0]], 5, vectors_of, SMALL, mask=mask)
+    got, _ = compact_search.search_compact(g, x[held[0]], 5, vectors_of, SMALL, mask=mask)
     assert got[0] == held[0] and not set(got.tolist()) & set(held[1:].tolist()) and mask[got].all()
     # Tie-aware recall over rows against brute force.
     queries = x[rng.choice(len(x), 50, replace=False)] + 0.2 * rng.normal(size=(50, 32)).astype(np.float32)
@@ -247,44 +251,44 @@ def test_rows_with_one_text_share_a_node_and_all_come_back():
     for q in queries:
         s = x @ q
         kth = np.sort(s)[-10]
-        got, _ = graph.search_compact(g, q, 10, lambda ids: x[ids], SMALL)
+        got, _ = compact_search.search_compact(g, q, 10, lambda ids: x[ids], SMALL)
         hits += int((s[got] >= kth - 1e-6).sum())
     assert hits / (10 * len(queries)) >= 0.9
     with pytest.raises(RagbagError, match="distinct texts"):
-        graph.attach_rows(graph.build_compact(x[reps[:800]], SMALL), keys)
+        compact_graph.attach_rows(build.build_compact(x[reps[:800]], SMALL), keys)
 
 
 def test_renumbering_nodes_keeps_the_graph():
     x = clustered(500, seed=6)
-    g = graph.build_compact(x, SMALL)
+    g = build.build_compact(x, SMALL)
     order = np.random.default_rng(1).permutation(500)
-    p = graph.permute(g, order)
-    assert np.array_equal(p.codes, g.codes[order]) and graph.dangling(p) == 0
+    p = compact_graph.permute(g, order)
+    assert np.array_equal(p.codes, g.codes[order]) and quality.dangling(p) == 0
     assert np.array_equal(p.residual, g.residual[order])
     assert sorted(order[p.hubs].tolist()) == sorted(g.hubs.tolist())
     for i in (0, 17, 499):
         assert sorted(order[p.row(i)].tolist()) == sorted(g.row(int(order[i])).tolist())
     q = x[3]
-    a, _ = graph.search_compact(g, q, 10, lambda ids: x[ids], SMALL)
-    b, _ = graph.search_compact(p, q, 10, lambda ids: x[order[ids]], SMALL)
+    a, _ = compact_search.search_compact(g, q, 10, lambda ids: x[ids], SMALL)
+    b, _ = compact_search.search_compact(p, q, 10, lambda ids: x[order[ids]], SMALL)
     assert order[b].tolist() == a.tolist()
 
 
 def test_a_poorly_coded_node_is_recomputed_before_a_well_coded_one_of_equal_score():
     x = clustered(300, seed=7)
-    g = graph.build_compact(x, SMALL)
+    g = build.build_compact(x, SMALL)
     ids = np.array([10, 20, 30])
     approx = np.array([0.5, 0.5, 0.49], np.float32)
     g.residual = np.zeros(300, np.float32)
     g.residual[20] = 0.3  # its code may be 0.3 off: 4 sd of that error is worth a recompute first
-    assert graph.recompute_order(g, ids, approx)[0].tolist() == [20, 10, 30]
+    assert compact_search.recompute_order(g, ids, approx)[0].tolist() == [20, 10, 30]
     g.residual = None  # a file from before residuals: code order
-    assert graph.recompute_order(g, ids, approx)[0].tolist() == [10, 20, 30]
+    assert compact_search.recompute_order(g, ids, approx)[0].tolist() == [10, 20, 30]
 
 
 def test_a_graph_from_another_model_is_refused(tmp_path):
     x = clustered(300)
-    graph.save(tmp_path, "compact", graph.build_compact(x, SMALL), {"model": "all-MiniLM-L6-v2", "dim": 32})
+    graph.save(tmp_path, "compact", build.build_compact(x, SMALL), {"model": "all-MiniLM-L6-v2", "dim": 32})
     with pytest.raises(RagbagError, match="was built with all-MiniLM-L6-v2 \\(32-d\\).*rebuild"):
         graph.load(tmp_path, "multilingual-e5-small", 384)
 

@@ -47,7 +47,7 @@ def test_lance_uri_defaults_to_the_home_and_is_validated(home, tmp_path):
     home.set_config("storage.lance_uri", "S3://bucket/ragbag/lance/")
     assert home.lance_uri == "s3://bucket/ragbag/lance" and not home.lance_is_local
     with pytest.raises(RagbagError, match=r"^the LanceDB tables are at s3://bucket/ragbag/lance \(storage"):
-        home.lance_dir
+        _ = home.lance_dir
     for ok in ("gs://b/p", "az://container/p", "s3+ddb://b/p?ddbTableName=ragbag-commits"):
         home.set_config("storage.lance_uri", ok)
         assert home.lance_uri == ok

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import materialize_source, write
 
-from ragbag.build.stages import remove
+from ragbag.build.retention import remove
 from ragbag.core.errors import RagbagError
 from ragbag.index.store import Store
 from ragbag.models import embedding
@@ -161,7 +161,7 @@ def test_numpy_encoder_matches_sentence_transformers():
 
 def test_a_small_batch_of_passages_is_embedded_without_importing_torch():
     code = (
-        "import sys; from ragbag import embedding\n"
+        "import sys; from ragbag.models import embedding\n"
         "v = embedding.encode_passages(['one short passage', 'and another'], embedding.MINILM)\n"
         "big = embedding.NUMPY_PASSAGE_TOKENS + 1\n"
         "assert v.shape == (2, 384) and 'torch' not in sys.modules, sorted(sys.modules)\n"
@@ -179,7 +179,7 @@ def test_a_small_batch_of_passages_is_embedded_without_importing_torch():
 
 
 def test_incremental_readers_use_cursor_and_seen(home, tmp_path):
-    from ragbag.build.stages import ingest
+    from ragbag.build.ingest import ingest
     from ragbag.core.records import Cursor, Document, Seen
 
     records = {"1": "alpha", "2": "beta"}

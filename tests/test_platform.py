@@ -152,7 +152,7 @@ def test_two_sources_of_one_connector_build_at_once_into_one_home(home, tmp_path
         out, err = p.communicate(timeout=600)
         assert p.returncode == 0, err[-3000:]
         reports[name] = json.loads(out)[0]
-    for name, r in reports.items():
+    for r in reports.values():
         assert r["status"] == "success", r
         assert r["documents"] == 2 and r["chunks"] >= 2 and r["chunks_embedded"] == r["chunks"], r
     assert_searchable(home, TWO_SOURCES_QUERIES)
@@ -171,7 +171,7 @@ def test_two_sources_of_one_connector_build_at_once_into_one_home(home, tmp_path
                     spans.append((started.pop(e.step_key), e.timestamp, run.run_id, e.step_key))
         assert len(spans) == 2 * len(STAGES)
         spans.sort()
-        for (s1, e1, r1, k1), (s2, e2, r2, k2) in zip(spans, spans[1:]):
+        for (_s1, e1, r1, k1), (s2, _e2, r2, k2) in zip(spans, spans[1:]):
             assert e1 <= s2, f"{k1} ({r1[:8]}) overlapped {k2} ({r2[:8]}) in pool ragbag_lance"
         info = instance.event_log_storage.get_concurrency_info("ragbag_lance")
         assert info.slot_count == 1 and not info.claimed_slots

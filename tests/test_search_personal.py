@@ -9,7 +9,7 @@ from conftest import cli, materialize_source, platform_env, write
 from conftest import strict_json as strict_loads
 
 from ragbag.core import jsonout
-from ragbag.search import query
+from ragbag.search import fusion, query
 from ragbag.text import exact
 
 KNOWN = ("files", "code", "mail")
@@ -17,16 +17,16 @@ KNOWN = ("files", "code", "mail")
 
 def test_a_keyword_list_of_one_hit_or_of_ties_keeps_its_best_evidence():
     vec = [(0, j, 1.0 - j / 200) for j in range(150)]
-    one = query._fuse(vec, [(0, 140, 7.5)], "weighted", 0.8)
+    one = fusion.fuse(vec, [(0, 140, 7.5)], "weighted", 0.8)
     row = dict(((i, j), s) for i, j, s in one)
     # The only keyword hit gets the keyword list's full weight (min-max over one score used to give 0).
     assert row[(0, 140)] == pytest.approx(0.2 + 0.8 * max(0.0, (vec[140][2] - vec[99][2]) / (vec[0][2] - vec[99][2])))
-    tied = query._fuse(vec, [(0, 120, 3.0), (0, 130, 3.0), (0, 140, 3.0)], "weighted", 0.8)
+    tied = fusion.fuse(vec, [(0, 120, 3.0), (0, 130, 3.0), (0, 140, 3.0)], "weighted", 0.8)
     got = dict(((i, j), s) for i, j, s in tied)
     assert got[(0, 120)] == got[(0, 130)] == got[(0, 140)] == pytest.approx(0.2)
     # A long keyword list still spans best..100th.
     kw = [(0, j, 10.0 - j / 20) for j in range(120)]
-    norm = query._normalised(kw, floor=0.0)
+    norm = fusion.normalised(kw, floor=0.0)
     assert norm[(0, 0)] == 1.0 and norm[(0, 99)] == 0.0 and norm[(0, 110)] == 0.0
 
 
@@ -126,7 +126,7 @@ def test_tied_keyword_hits_all_count(personal_home):
     # Both carry the keyword list's evidence: above what their vectors alone would give.
     alone = query.search("Quartalsbericht", home=personal_home, k=5, alpha=1.0)
     by_uri = dict(zip(alone["uri"], alone["score"]))
-    assert a["score"] > query.VECTOR_SHARE * by_uri[a["uri"]] + 0.05
+    assert a["score"] > fusion.VECTOR_SHARE * by_uri[a["uri"]] + 0.05
 
 
 def test_jsonout_never_writes_nan():

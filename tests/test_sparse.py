@@ -5,7 +5,8 @@ import pytest
 import torch
 
 from ragbag.core.errors import RagbagError
-from ragbag.models import rerank, sparse
+from ragbag.models import sparse
+from ragbag.search import rerank
 
 
 def test_splade_loads_from_the_wheel_and_matches_the_splade_formula():
@@ -34,7 +35,7 @@ def test_splade_expands_a_query_past_its_own_words():
 
 
 def test_splade_rows_are_cached_by_content_key():
-    from ragbag.index import graph
+    from ragbag.core.cache import RowCache
 
     texts = ["the tide comes in", "tax day", "the moon"]
     calls = []
@@ -43,14 +44,17 @@ def test_splade_rows_are_cached_by_content_key():
         calls.append(list(todo))
         return sparse.encode_passages([texts[t] for t in todo])
 
-    cache = graph.VectorCache(size=2, stack=sparse.stack)
+    cache = RowCache(size=2, stack=sparse.stack)
     first = cache.get_many(["a", "b"], compute)
     again = cache.get_many(["b", "a"], compute)  # hits: nothing encoded
     assert calls == [[0, 1]] and again.shape == (2, 30522)
     assert (again[0] != first[1]).nnz == 0 and (again[1] != first[0]).nnz == 0
     cache.get_many(["c", "a"], compute)  # one miss, encoded alone; "b" is evicted (size 2)
     assert calls == [[0, 1], [0]]
-    assert list(cache._d) == ["c", "a"]
+    cache.get_many(["a", "c"], compute)  # both kept: nothing encoded
+    assert calls == [[0, 1], [0]]
+    cache.get_many(["b"], compute)  # evicted: encoded again
+    assert calls == [[0, 1], [0], [0]]
 
 
 def test_a_missing_wheel_is_one_line(monkeypatch):

@@ -12,7 +12,9 @@ import pytest
 from conftest import materialize_source, write
 
 from ragbag import connectors
-from ragbag.answer.tools import ToolError, Tools
+from ragbag.answer import citations
+from ragbag.answer.tool_specs import ToolError
+from ragbag.answer.tools import Tools
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 
@@ -146,7 +148,7 @@ def test_grep_file_positions_context_citations_and_guards(tools):
     (m,) = res["matches"]
     assert m["match"] == "SN-48213" and text[m["start"] : m["end"]] == "SN-48213"
     assert text[m["context_start"] : m["context_start"] + len(m["context"])] == m["context"]
-    assert tools.citation(m["citation"])["doc_id"] == doc
+    assert citations.lookup(tools.home, m["citation"])["doc_id"] == doc
     res = tools.call("grep_file", {"doc_id": doc, "pattern": "pressure GAUGE", "limit": 5})
     assert len(res["matches"]) == 5 and res["total"] > 5 and "raise limit" in res["note"]
     assert tools.call("grep_file", {"doc_id": doc, "pattern": "pressure GAUGE", "ignore_case": False})["matches"] == []
@@ -156,7 +158,7 @@ def test_grep_file_positions_context_citations_and_guards(tools):
         tools.call("grep_file", {"doc_id": doc, "pattern": "a" * 2000})
     # catastrophic backtracking is stopped by the timeout, not left to hang
     evil = tools.call("find_files", {"name": "lisbon.md"})["documents"][0]["doc_id"]
-    tools._texts[f"notes\0{tools._docs['notes'].key}\0{evil}"] = "a" * 5000 + "!"
+    tools._texts.put(f"notes\0{tools._docs['notes'].key}\0{evil}", "a" * 5000 + "!")
     with pytest.raises(ToolError, match="took longer"):
         tools.call("grep_file", {"doc_id": evil, "pattern": r"(a|aa)+(a|aa)+(a|aa)+(a|aa)+b"})
 

@@ -24,13 +24,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragbag.answer import llm
-from ragbag.answer.ask import cited
-from ragbag.answer.tools import AGENT_TOOLS, SPECS, ToolError, Tools, validate
+from ragbag.answer import citations, llm
+from ragbag.answer.tool_specs import AGENT_TOOLS, SPECS, ToolError, validate
+from ragbag.answer.tools import Tools
 from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
 
 DEFAULT_MAX_STEPS = 8
+EXTRACTIVE = "extractive"  # the provider that answers from the gathered passages when the model gives none
 OBSERVATION_CHARS = 8_000
 
 SYSTEM = """You are a careful research agent over the user's own indexed data (notes, files, mail, \
@@ -109,7 +110,7 @@ class Result:
     unresolved: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "answer": self.answer,
             "citations": self.citations,
             "model": self.model,
@@ -300,28 +301,12 @@ class Agent:
     def _collect(self, name: str, result: dict[str, Any]) -> None:
         if name == "search":
             for h in result.get("hits", []):
-                self.passages.setdefault(
-                    h["citation"],
-                    {
-                        k: h.get(k)
-                        for k in (
-                            "citation",
-                            "source",
-                            "connector",
-                            "uri",
-                            "title",
-                            "date",
-                            "doc_id",
-                            "text",
-                            "vector_score",
-                        )
-                    },
-                )
+                self.passages.setdefault(h["citation"], citations.passage(h))
         elif name in ("read_file", "grep_file"):
             for c in result.get("citations", []) + result.get("matches", []):
                 cid = c.get("citation")
                 if cid and cid not in self.passages:
-                    info = self.tools.citation(cid)
+                    info = citations.lookup(self.tools.home, cid)
                     if info:
                         self.passages[cid] = info
 
@@ -345,26 +330,13 @@ class Agent:
             text = ""
         if text.strip():
             return text
-        from ragbag.answer.llm.extractive import extract
-
-        return extract(
-            messages[1]["content"], [(c, p["text"], p.get("vector_score")) for c, p in self.passages.items()][:10]
-        )
+        # No answer from the model: the extractive provider quotes the best sentences of the
+        # passages gathered so far (the first ten), as `ask` does without a model.
+        gathered = [citations.block(n, p) for n, p in enumerate(list(self.passages.values())[:10], 1)]
+        return llm.get(EXTRACTIVE).complete([messages[1]], context=gathered)
 
     def _resolve(self, answer: str) -> tuple[list[dict[str, Any]], list[str]]:
-        found, missing = [], []
-        for cid in cited(answer):
-            info = self.passages.get(cid) or self.tools.citation(cid)
-            if info:
-                found.append(
-                    {
-                        k: info.get(k)
-                        for k in ("citation", "source", "connector", "uri", "title", "date", "doc_id", "text")
-                    }
-                )
-            else:
-                missing.append(cid)
-        return found, missing
+        return citations.resolve(answer, lambda cid: self.passages.get(cid) or citations.lookup(self.tools.home, cid))
 
 
 def parse_action(text: str) -> dict[str, Any]:

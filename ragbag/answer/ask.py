@@ -4,29 +4,28 @@ Relevance floor. Hybrid scores are calibrated (``ragbag.search.query``: a score 
 every query), so the floor is on the hybrid score itself: a passage enters the context when
 its score reaches ``DEFAULT_MIN_SCORE`` (for ``--mode vector``, the same point of the model's
 cosine range; ``--mode keyword``: any BM25 match), overridden by ``--min-score`` or
-``config.yaml: ask: {min_score: …}``. The floor is low on purpose: on the personal-data set
-the best relevant passage of a cross-lingual question often scores 0.1-0.3 (a model that reads
-German less well than English), and an unrelated question's best hit under 0.05; a model that
-gets context it cannot use says so, a refused question cannot be answered at all
-(benchmarks/README.md, "Search on personal data"). When no passage passes, ``ask`` says so
-and no model is called.
+``config.yaml: ask: {min_score: …}``. The floor is low on purpose: the best relevant passage of
+a cross-lingual question scores lower than a same-language one (a model that reads German less
+well than English), yet still well above an unrelated question's best hit; a model that gets
+context it cannot use says so, a refused question cannot be answered at all (the measured
+scores: benchmarks/README.md, "Search on personal data"). When no passage passes, ``ask`` says
+so and no model is called.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ragbag.answer import llm, prompts
+from ragbag.answer import citations, llm, prompts
+from ragbag.answer.citations import Block
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
+from ragbag.search.request import SearchRequest
 
 DEFAULT_MIN_SCORE = 0.1
 DEFAULT_K = 6
-_CITE = re.compile(r"c:([0-9a-f]{6,})")
-_BRACKETS = re.compile(r"\[([^\[\]]*c:[0-9a-f]{6,}[^\[\]]*)\]")
 
 
 @dataclass
@@ -36,11 +35,11 @@ class Answer:
     citations: list[dict[str, Any]]
     model: str
     relevant: bool
-    retrieved: list[prompts.Block] = field(default_factory=list)
+    retrieved: list[Block] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "answer": self.answer,
             "citations": self.citations,
             "model": self.model,
@@ -75,63 +74,24 @@ def floor(home: Home, mode: str, min_score: float | None = None) -> float | None
     return DEFAULT_MIN_SCORE if mode == "hybrid" else None
 
 
-def retrieve(
-    question: str,
-    home: Home,
-    k: int = DEFAULT_K,
-    min_score: float | None = None,
-    mode: str = "hybrid",
-    **filters: Any,
-) -> tuple[list[prompts.Block], float | None]:
-    """Relevant passages as numbered blocks (empty when nothing passes the floor), and the best score."""
-    from ragbag.answer.tools import _iso
+def retrieve(request: SearchRequest | str, home: Home, **options: Any) -> tuple[list[Block], float | None]:
+    """Relevant passages as numbered blocks (empty when nothing passes the floor), and the best
+    score. ``request``: a SearchRequest, or a question with the request's options (``k`` is
+    ``DEFAULT_K`` unless given). Its ``min_score`` is the relevance floor (``floor``), applied
+    to the hits here rather than inside the search, so the best score below it is known."""
     from ragbag.search import query
 
-    limit = floor(home, mode, min_score)
-    hits = query.search(question, k=k, mode=mode, home=home, **filters)
-    blocks, best = [], None
+    request = _request(request, options)
+    limit = floor(home, request.mode, request.min_score)
+    hits = query.search(replace(request, min_score=None), home=home)
+    blocks: list[Block] = []
+    best: float | None = None
     for h in hits.to_dict("records"):
         score = float(h["score"])
         best = score if best is None else max(best, score)
         if limit is None or score >= limit:
-            vs = h.get("vector_score")
-            blocks.append(
-                prompts.Block(
-                    len(blocks) + 1,
-                    h["citation"],
-                    h["source"],
-                    h["connector"],
-                    h["title"] or "",
-                    h["uri"] or "",
-                    _iso(h.get("date")),
-                    h["doc_id"],
-                    h["text"],
-                    score,
-                    None if vs is None or vs != vs else float(vs),
-                )
-            )
+            blocks.append(citations.block(len(blocks) + 1, h))
     return blocks, best
-
-
-def cited(answer: str) -> list[str]:
-    """Citation ids in order of first appearance: [c:ab12cd], [c:ab12cd, c:ef34ab], [c:ab12cd][c:…]."""
-    out: list[str] = []
-    for group in _BRACKETS.findall(answer):
-        for cid in _CITE.findall(group):
-            if cid not in out:
-                out.append(cid)
-    return out
-
-
-def resolve_citations(answer: str, blocks: list[prompts.Block]) -> tuple[list[dict[str, Any]], list[str]]:
-    by_id = {b.citation: b for b in blocks}
-    found, missing = [], []
-    for cid in cited(answer):
-        b = by_id.get(cid) or next(
-            (x for x in blocks if x.citation.startswith(cid) or cid.startswith(x.citation)), None
-        )
-        (found.append(b.as_citation()) if b else missing.append(cid))
-    return found, missing
 
 
 def nothing_found(best: float | None, limit: float | None) -> str:
@@ -146,25 +106,25 @@ def nothing_found(best: float | None, limit: float | None) -> str:
 
 
 def ask(
-    question: str,
+    request: SearchRequest | str,
     provider: llm.Provider,
     home: Home | None = None,
-    k: int = DEFAULT_K,
-    min_score: float | None = None,
     history: list[tuple[str, str]] | None = None,
     on_text: Callable[[str], None] | None = None,
-    mode: str = "hybrid",
-    **filters: Any,
+    **options: Any,
 ) -> Answer:
-    """Answer one question (streaming text to ``on_text`` as it is generated)."""
+    """Answer one question, ``request.query``, from the passages the rest of ``request`` retrieves
+    (or a question with the request's options, as ``retrieve`` takes them), streaming text to
+    ``on_text`` as it is generated."""
     home = home or Home()
-    if not question.strip():
-        raise RagbagError("the question is empty")
-    limit = floor(home, mode, min_score)
-    blocks, best = retrieve(question, home, k=k, min_score=limit, mode=mode, **filters)
+    request = _request(request, options)
+    question = request.query
+    limit = floor(home, request.mode, request.min_score)
+    request = replace(request, min_score=limit)
+    blocks, best = retrieve(request, home)
     if not blocks and history and len(question.split()) <= 5:
         # a short follow-up ("and the key box?") retrieves together with the last question
-        blocks, best = retrieve(f"{history[-1][0]} {question}", home, k=k, min_score=limit, mode=mode, **filters)
+        blocks, best = retrieve(replace(request, query=f"{history[-1][0]} {question}"), home)
     if not blocks:
         text = nothing_found(best, limit)
         if on_text:
@@ -177,5 +137,21 @@ def ask(
         if on_text:
             on_text(chunk)
     text = "".join(parts).strip()
-    found, missing = resolve_citations(text, prompt.blocks)
+    found, missing = citations.resolve(text, lambda cid: _cited_block(prompt.blocks, cid))
     return Answer(question, text, found, provider.label, True, prompt.blocks, missing)
+
+
+def _cited_block(blocks: list[Block], cid: str) -> dict[str, Any] | None:
+    """A cited id resolved against the prompt's context only: ``ask`` shows no passage the model did not see."""
+    b = citations.in_blocks(blocks, cid)
+    return b.as_citation() if b else None
+
+
+def _request(request: SearchRequest | str, options: dict[str, Any]) -> SearchRequest:
+    if isinstance(request, SearchRequest):
+        if options:
+            raise TypeError(f"got a SearchRequest and options {sorted(options)}: put them in the request")
+        return request
+    if not isinstance(request, str) or not request.strip():
+        raise RagbagError("the question is empty")
+    return SearchRequest.parse(request, **{"k": DEFAULT_K, **options})

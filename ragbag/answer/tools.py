@@ -7,221 +7,29 @@ of each source, read at the version its manifest records, so tools see exactly w
 and nothing half-built. ``read_file``/``grep_file`` take a ``doc_id`` of an indexed document and
 never a path: an agent cannot read arbitrary files through them.
 
-Every tool has a JSON schema (``SPECS``) with a description that tells an agent when to use it;
-``Tools.call`` validates arguments against it, so the MCP server and the agent's JSON action
-format reject the same bad input with the same one-line message. Results are JSON-ready dicts
-kept under a character budget; what is cut is named in ``note`` with how to get the rest.
+The tools' schemas and argument checks live in ``ragbag.answer.tool_specs``, grep_file's safe
+regex in ``ragbag.answer.grep``, and a source's status row in ``ragbag.search.sources``.
+Results are JSON-ready dicts kept under a character budget; what is cut is named in ``note``
+with how to get the rest.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
-import os
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
-from ragbag.core.errors import RagbagError
+from ragbag.answer import grep
+from ragbag.answer.tool_specs import MAX_CHARS, MAX_K, READ_DEFAULT, ToolError, find_spec, validate
+from ragbag.core.cache import LRU
+from ragbag.core.dates import iso
 from ragbag.core.home import Home
+from ragbag.search import sources
 
-MAX_CHARS = 20_000  # budget for one tool result (characters of JSON)
-MAX_K = 50
-READ_DEFAULT = 4_000
-GREP_TIMEOUT_S = 1.0
-MAX_PATTERN = 1_000
-MAX_REPEAT = 100_000  # counted repetitions ({n}) of a pattern, multiplied: the regex engine
-# unrolls them when compiling, so x{4294967294} would eat gigabytes
-_TEXT_CACHE = 16  # documents whose text stays in memory (read → grep → read…)
-
-
-class ToolError(RagbagError):
-    """A tool call that cannot be served (bad argument, unknown id): a one-line message."""
-
-
-_FILTERS = {
-    "source": {
-        "description": "Only these sources (a name or a list of names, see list_sources).",
-        "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
-    },
-    "connector": {
-        "description": "Only these connector types, e.g. files, code, mail.",
-        "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
-    },
-    "where": {
-        "description": 'Metadata filter, ANDed across fields: {"field": {"op": value}} with ops '
-        "== != < <= > >= in not_in contains starts_with ends_with is_true is_false; "
-        '{"field": value} means ==. Fields: title uri source connector date, and '
-        "metadata such as path ext language sender. A JSON object or its JSON text.",
-        "anyOf": [{"type": "object"}, {"type": "string"}],
-    },
-    "after": {
-        "type": "string",
-        "description": "Only records dated at/after: YYYY-MM-DD, an ISO time, or an age like 30d, 2w, 6m, 1y.",
-    },
-    "before": {"type": "string", "description": "Only records dated before (same formats as after)."},
-}
-
-SPECS: list[dict[str, Any]] = [
-    {
-        "name": "search",
-        "description": (
-            "Search the user's indexed data (files, code, mail, chats…) and get the best matching "
-            "passages with their citation ids, doc_ids and character spans. Start here for any "
-            "question about the user's data; then read_file or grep_file a doc_id for more context "
-            "before citing. Hybrid keyword + semantic ranking by default; filters apply before ranking."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "What to look for, in natural language or keywords."},
-                "k": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_K,
-                    "default": 10,
-                    "description": "How many passages.",
-                },
-                **_FILTERS,
-                "mode": {
-                    "type": "string",
-                    "enum": ["hybrid", "vector", "keyword"],
-                    "default": "hybrid",
-                    "description": "hybrid (default); keyword for exact names, codes and identifiers; vector for paraphrases.",
-                },
-                "rerank": {
-                    "type": "boolean",
-                    "default": False,
-                    "description": "Re-score the best candidates with second-stage models: better order, "
-                    "seconds slower the first time a passage is seen.",
-                },
-            },
-            "required": ["query"],
-            "additionalProperties": False,
-        },
-    },
-    {
-        "name": "find_files",
-        "description": (
-            "Find indexed documents by file name, path or title (not by content): use it when the "
-            "user names a file, folder or document, then read_file / grep_file the doc_id it returns."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "name": {
-                    "type": "string",
-                    "description": "Exact file name (case-insensitive), full path/uri, or a glob like '*.md'.",
-                },
-                "name_contains": {
-                    "type": "string",
-                    "description": "A substring of the path, uri or title (case-insensitive).",
-                },
-                "connector": {"type": "string", "description": "Only documents of this connector type."},
-                "source": {"type": "string", "description": "Only documents of this source."},
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": 500,
-                    "default": 50,
-                    "description": "Most documents to list.",
-                },
-            },
-            "additionalProperties": False,
-        },
-    },
-    {
-        "name": "read_file",
-        "description": (
-            "Read an indexed document's text by doc_id (from search or find_files), a window of "
-            "max_length characters from offset. Use it to see the context around a search hit "
-            "(offset = the hit's start minus a little) or to read a whole document page by page "
-            "(next_offset). The result lists the citation ids of the passages it covers."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "doc_id": {"type": "string", "description": "A doc_id returned by search or find_files."},
-                "offset": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "default": 0,
-                    "description": "Character offset to start at.",
-                },
-                "max_length": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_CHARS,
-                    "default": READ_DEFAULT,
-                    "description": "Most characters to return.",
-                },
-            },
-            "required": ["doc_id"],
-            "additionalProperties": False,
-        },
-    },
-    {
-        "name": "grep_file",
-        "description": (
-            "Find every match of a regular expression in one indexed document (by doc_id), with "
-            "character positions, surrounding context and the citation id of the passage each "
-            "match is in. Use it for exact facts inside a long document: numbers, names, dates, "
-            "codes. Then read_file at a match's start for more context."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "doc_id": {"type": "string", "description": "A doc_id returned by search or find_files."},
-                "pattern": {
-                    "type": "string",
-                    "description": "A Python regular expression, e.g. 'gate code|door code'.",
-                },
-                "context_chars": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "maximum": 2000,
-                    "default": 80,
-                    "description": "Characters of context on each side of a match.",
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": 200,
-                    "default": 20,
-                    "description": "Most matches to return.",
-                },
-                "ignore_case": {
-                    "type": "boolean",
-                    "default": True,
-                    "description": "Case-insensitive matching (default true).",
-                },
-            },
-            "required": ["doc_id", "pattern"],
-            "additionalProperties": False,
-        },
-    },
-    {
-        "name": "list_sources",
-        "description": "List the user's registered sources (name, connector, path, documents, chunks, last build). "
-        "Use it to learn what data exists before filtering by source or connector.",
-        "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
-    },
-    {
-        "name": "source_status",
-        "description": "Build state of one source: whether it is indexed, when it was last built, with which "
-        "embedding model, its size, and whether its path still exists.",
-        "parameters": {
-            "type": "object",
-            "properties": {"source": {"type": "string", "description": "The source name (see list_sources)."}},
-            "required": ["source"],
-            "additionalProperties": False,
-        },
-    },
-]
-AGENT_TOOLS = ("search", "find_files", "read_file", "grep_file")
+TEXT_CACHE = 16  # documents whose text stays in memory (read → grep → read…)
 
 
 @dataclass
@@ -244,18 +52,13 @@ class Tools:
         self.home = home if isinstance(home, Home) else Home(home)
         self.max_chars = max_chars
         self._docs: dict[str, _Docs] = {}
-        self._texts: OrderedDict[str, str] = OrderedDict()
+        self._texts: LRU[str, str] = LRU(TEXT_CACHE)  # "source\0version\0doc_id" → the document's text
         self._lock = threading.RLock()
 
     # -- dispatch ----------------------------------------------------------------------------
-    def specs(self, names: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
-        return [s for s in SPECS if names is None or s["name"] in names]
-
     def call(self, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
         """Validate arguments against the tool's schema and run it (ToolError on bad input)."""
-        spec = next((s for s in SPECS if s["name"] == name), None)
-        if spec is None:
-            raise ToolError(f"unknown tool {name!r}; tools: {', '.join(s['name'] for s in SPECS)}")
+        spec = find_spec(name)
         args = dict(arguments or {})
         validate(spec, args)
         if name in _SELF_LOCKING:
@@ -264,35 +67,16 @@ class Tools:
             return getattr(self, name)(**args)
 
     # -- tools -------------------------------------------------------------------------------
-    def search(
-        self,
-        query: str,
-        k: int = 10,
-        source=None,
-        connector=None,
-        where=None,
-        after=None,
-        before=None,
-        mode: str = "hybrid",
-        rerank: bool = False,
-    ) -> dict[str, Any]:
-        from ragbag.models import rerank as second_stage
+    def search(self, query: str, k: int = 10, **arguments: Any) -> dict[str, Any]:
+        """``arguments``: the rest of the tool's JSON arguments (filters, mode, rerank), which
+        ``SearchRequest.from_arguments`` maps onto a request."""
         from ragbag.search import query as q
+        from ragbag.search.request import SearchRequest
 
         if not query.strip():
             raise ToolError("query is empty")
-        hits = q.search(
-            query,
-            k=min(k, MAX_K),
-            sources=_names(source),
-            connectors=_names(connector),
-            where=where,
-            after=after,
-            before=before,
-            mode=mode,
-            home=self.home,
-            rerank=second_stage.DEPTH if rerank else 0,
-        )
+        request = SearchRequest.from_arguments({"query": query, "k": min(k, MAX_K), **arguments})
+        hits = q.search(request, home=self.home)
         rows = [hit_dict(h, rank) for rank, h in enumerate(hits.to_dict("records"), 1)]
         return self._fit(
             {"query": query, "hits": rows}, "hits", "lower k, add filters, or read_file a doc_id for the full text"
@@ -306,7 +90,7 @@ class Tools:
         source: str | None = None,
         limit: int = 50,
     ) -> dict[str, Any]:
-        out = []
+        out: list[dict[str, Any]] = []
         total = 0
         needle = (name_contains or "").lower()
         for docs in self._all_docs(source):
@@ -360,37 +144,10 @@ class Tools:
             docs, meta = self._doc(doc_id)
             text = self._text(docs, doc_id)
             spans = docs.spans.get(doc_id, [])
-        rx = _compile_pattern(pattern, ignore_case)
-        matches, total = [], 0
-        # The match runs outside the lock other tools need, so a slow pattern stalls only its own
-        # call. ``timeout`` makes the engine itself give up (it counts the process's CPU time), so
-        # a cut pattern leaves no thread spinning; ``concurrent`` lets other threads run meanwhile.
-        try:
-            for m in rx.finditer(text, timeout=GREP_TIMEOUT_S, concurrent=True):
-                if m.end() == m.start():
-                    continue  # empty matches say nothing
-                total += 1
-                if len(matches) < limit:
-                    lo, hi = max(0, m.start() - context_chars), min(len(text), m.end() + context_chars)
-                    matches.append(
-                        {
-                            "start": m.start(),
-                            "end": m.end(),
-                            "match": m.group()[:500],
-                            "context": text[lo:hi],
-                            "context_start": lo,
-                            "citation": next((c for s, e, c in spans if s <= m.start() < e), None),
-                        }
-                    )
-                elif total >= 10 * limit:
-                    break
-        except TimeoutError:
-            raise ToolError(
-                f"pattern {pattern!r} took longer than {GREP_TIMEOUT_S:g}s on {doc_id}; "
-                f"use a simpler pattern (no nested repetition)"
-            ) from None
-        except RecursionError:
-            raise ToolError(f"pattern {pattern!r} recurses too deeply on {doc_id}; use a simpler pattern") from None
+        # The match runs outside the lock other tools need, so a slow pattern stalls only its own call.
+        matches, total = grep.find(
+            text, pattern, ignore_case=ignore_case, context_chars=context_chars, limit=limit, spans=spans, doc_id=doc_id
+        )
         res = {**_doc_public(meta), "length": len(text), "pattern": pattern, "matches": matches, "total": total}
         if total > len(matches):
             more = f"{total}+" if total >= 10 * limit else str(total)
@@ -398,62 +155,23 @@ class Tools:
         return self._fit(res, "matches", "lower limit or context_chars, or narrow the pattern")
 
     def list_sources(self) -> dict[str, Any]:
-        return {"sources": [self._status(n, s) for n, s in sorted(self.home.sources().items())]}
+        return {"sources": [sources.status(self.home, s, LIST_FIELDS) for _, s in sorted(self.home.sources().items())]}
 
     def source_status(self, source: str) -> dict[str, Any]:
-        src = self.home.source(source)
-        row = self._status(source, src)
-        from ragbag.build.stages import dir_bytes
+        return sources.status(self.home, self.home.source(source), STATUS_FIELDS)
 
-        idx = self.home.index_dir(src.connector, source)
-        row["bytes"] = (dir_bytes(idx) if idx.exists() else 0) + row.pop("store_bytes", 0)
-        row["path_exists"] = bool(src.path) and os.path.exists(src.path)
-        row["options"] = src.options
-        return row
+    def warm(self) -> int:
+        """Load every published source's documents and the query encoder now, before the first
+        call needs them (the MCP server does this at start-up); the number of sources loaded."""
+        from ragbag.models import embedding
 
-    # -- citations -----------------------------------------------------------------------------
-    def citation(self, cid: str) -> dict[str, Any] | None:
-        """The passage behind a citation id ([c:xxxxxx]), or None when no published chunk has it."""
-        from ragbag.search import query as q
-
-        cid = cid.removeprefix("c:")
-        for name, src in self.home.sources().items():
-            snap = q.load(self.home, src.connector, name)
-            if snap is None:
-                continue
-            for r in snap.records:
-                if r["chunk_id"].startswith(cid):
-                    return {
-                        "citation": cid,
-                        "source": r["source"],
-                        "connector": r["connector"],
-                        "uri": r["uri"],
-                        "title": r["title"],
-                        "date": _iso(r["date"]),
-                        "doc_id": r["doc_id"],
-                        "start": r["start"],
-                        "end": r["end"],
-                        "text": r["text"],
-                    }
-        return None
+        with self._lock:
+            loaded = self._all_docs()
+            if loaded:
+                embedding.encode_query("warm up", self.home.model)
+        return len(loaded)
 
     # -- internals -----------------------------------------------------------------------------
-    def _status(self, name, src) -> dict[str, Any]:
-        from ragbag.build.stages import published_manifest
-
-        m = published_manifest(self.home, src) or {}
-        return {
-            "source": name,
-            "connector": src.connector,
-            "path": src.path,
-            "built": bool(m),
-            "last_build": m.get("built_at"),
-            "documents": m.get("documents", 0),
-            "chunks": m.get("chunks", 0),
-            "model": m.get("model"),
-            "store_bytes": m.get("store_bytes", 0),
-        }
-
     def _fit(self, res: dict[str, Any], key: str, how: str) -> dict[str, Any]:
         """Drop items from the end of res[key] until the JSON fits the budget; say so."""
         items = res[key]
@@ -480,43 +198,35 @@ class Tools:
         return out
 
     def _load(self, name: str, connector: str) -> _Docs | None:
-        current = self.home.index_dir(connector, name) / "current"
-        try:
-            key = os.readlink(current)
-        except OSError:
+        """The source's documents at the version its published snapshot (what search reads) pins."""
+        from ragbag.search import snapshot
+
+        snap = snapshot.load(self.home, connector, name)
+        if snap is None:
             return None
         cached = self._docs.get(name)
-        if cached is not None and cached.key == key:
+        if cached is not None and cached.key == snap.key:
             return cached
-        from ragbag.index.store import Store
-        from ragbag.search import query as q
-
-        manifest = json.loads((current.parent / key / "manifest.json").read_text())
-        version = manifest["versions"]["documents"]
-        store = Store(self.home.lance_uri)
+        version = snap.manifest["versions"]["documents"]
+        store = snap.store
+        assert store is not None
         rows = store.published_rows(
             "documents", name, version, ["doc_id", "uri", "title", "connector", "date", "metadata"]
         ).to_pylist()
         meta = {}
         for r in rows:
             md = json.loads(r.pop("metadata") or "{}")
-            meta[r["doc_id"]] = {**r, "source": name, "date": _iso(r["date"]), "path": str(md.get("path") or "")}
+            meta[r["doc_id"]] = {**r, "source": name, "date": iso(r["date"]), "path": str(md.get("path") or "")}
         table = store.db.open_table("documents")
         table.checkout(version)
-        docs = _Docs(key, name, connector, version, meta, table)
-        snap = q.load(self.home, connector, name)
-        if snap is not None:
-            from ragbag.core.records import citation_for
+        docs = _Docs(snap.key, name, connector, version, meta, table)
+        from ragbag.core.records import citation_for
 
-            for r in snap.records:
-                docs.spans.setdefault(r["doc_id"], []).append(
-                    (int(r["start"]), int(r["end"]), citation_for(r["chunk_id"]))
-                )
-            for v in docs.spans.values():
-                v.sort()
-        self._docs[name] = docs
-        for k in [k for k in self._texts if k.startswith(name + "\0")]:
-            del self._texts[k]
+        for r in snap.records:
+            docs.spans.setdefault(r["doc_id"], []).append((int(r["start"]), int(r["end"]), citation_for(r["chunk_id"])))
+        for v in docs.spans.values():
+            v.sort()
+        self._docs[name] = docs  # texts of the old version age out of the cache: their keys name it
         return docs
 
     def _doc(self, doc_id: str) -> tuple[_Docs, dict[str, Any]]:
@@ -531,9 +241,9 @@ class Tools:
         from ragbag.index.store import lit
 
         key = f"{docs.source}\0{docs.key}\0{doc_id}"
-        if key in self._texts:
-            self._texts.move_to_end(key)
-            return self._texts[key]
+        cached = self._texts.get(key)
+        if cached is not None:
+            return cached
         got = (
             docs.table.search()
             .where(f"source = {lit(docs.source)} AND doc_id = {lit(doc_id)}")
@@ -545,82 +255,19 @@ class Tools:
         )
         if not got:
             raise ToolError(f"unknown doc_id {doc_id!r}: use a doc_id returned by search or find_files")
-        self._texts[key] = got[0] or ""
-        while len(self._texts) > _TEXT_CACHE:
-            self._texts.popitem(last=False)
-        return self._texts[key]
+        text = got[0] or ""
+        self._texts.put(key, text)
+        return text
 
+
+# What list_sources and source_status show of a source's status row (``ragbag.search.sources``).
+LIST_FIELDS = ("source", "connector", "path", "built", "last_build", "documents", "chunks", "model", "store_bytes")
+STATUS_FIELDS = (*LIST_FIELDS[:-1], "bytes", "path_exists", "options")
 
 # Tools that take ``Tools._lock`` themselves, for as little as they need (or not at all):
 # list_sources/source_status read only the home's files; grep_file locks for the document lookup
 # and matches unlocked, so a pathological regex never holds up the other tools.
 _SELF_LOCKING = frozenset({"list_sources", "source_status", "grep_file"})
-
-
-def _compile_pattern(pattern: str, ignore_case: bool):
-    """A grep pattern compiled, or a one-line ToolError: empty, too long, repeating too much
-    (compiling unrolls counted repetitions, so a short pattern can ask for gigabytes), nesting
-    too deeply, or not a regular expression."""
-    import regex
-
-    if not pattern:
-        raise ToolError("pattern is empty")
-    if len(pattern) > MAX_PATTERN:
-        raise ToolError(f"pattern is longer than {MAX_PATTERN} characters")
-    weight = _repeat_weight(pattern)
-    if weight > MAX_REPEAT:
-        raise ToolError(
-            f"pattern {pattern[:100]!r} repeats too much: its counted repetitions ({{n}}) multiply to "
-            f"{weight:,} (limit {MAX_REPEAT:,}); use smaller counts, or + and *"
-        )
-    try:
-        return regex.compile(pattern, regex.IGNORECASE if ignore_case else 0)
-    except regex.error as e:
-        raise ToolError(f"bad regular expression {pattern!r}: {e}") from None
-    except (RecursionError, MemoryError, OverflowError) as e:
-        raise ToolError(
-            f"pattern {pattern[:100]!r} is too complex to compile ({type(e).__name__}); use a simpler pattern"
-        ) from None
-
-
-def _repeat_weight(pattern: str) -> int:
-    """An upper bound on how much counted repetitions unroll: the product of the minimum count of
-    every ``{m}``/``{m,n}``/``{m,}`` in the pattern. Conservative by design (repetitions in sequence
-    count as if nested; an escaped ``\\{3}`` counts too): whitespace and ``#`` comments inside the
-    braces are skipped as the engine does in verbose mode, so no spelling of a count is missed."""
-    weight, i, n = 1, 0, len(pattern)
-    while i < n:
-        if pattern[i] != "{":
-            i += 1
-            continue
-        j, digits = i + 1, ""
-        while j < n:
-            ch = pattern[j]
-            if ch.isdigit() and ch.isascii():
-                digits += ch
-            elif ch == "#":  # a verbose-mode comment runs to the end of the line
-                while j < n and pattern[j] != "\n":
-                    j += 1
-                continue
-            elif not ch.isspace():  # "," ends the minimum; anything else ends the count
-                break
-            j += 1
-        if digits:
-            weight *= max(1, int(digits))
-        i += 1
-    return weight
-
-
-def validate(spec: dict[str, Any], args: dict[str, Any]) -> None:
-    """Arguments against a tool's JSON schema; the first problem as a one-line ToolError."""
-    import jsonschema
-
-    errors = sorted(jsonschema.Draft202012Validator(spec["parameters"]).iter_errors(args), key=lambda e: e.path)
-    if errors:
-        e = errors[0]
-        where = ".".join(str(p) for p in e.path)
-        msg = e.message if len(e.message) < 200 else e.message[:200] + "…"
-        raise ToolError(f"{spec['name']}: invalid arguments{' at ' + where if where else ''}: {msg}")
 
 
 def hit_dict(h: dict[str, Any], rank: int) -> dict[str, Any]:
@@ -636,18 +283,12 @@ def hit_dict(h: dict[str, Any], rank: int) -> dict[str, Any]:
         "connector": h["connector"],
         "title": h["title"],
         "uri": h["uri"],
-        "date": _iso(h.get("date")),
+        "date": iso(h.get("date")),
         "doc_id": h["doc_id"],
         "start": int(h["start"]),
         "end": int(h["end"]),
         "text": h["text"],
     }
-
-
-def _names(v) -> list[str] | None:
-    if v is None or v == [] or v == "":
-        return None
-    return [v] if isinstance(v, str) else list(v)
 
 
 def _name_matches(m: dict[str, Any], name: str) -> bool:
@@ -661,18 +302,3 @@ def _name_matches(m: dict[str, Any], name: str) -> bool:
 
 def _doc_public(m: dict[str, Any]) -> dict[str, Any]:
     return {k: m.get(k) for k in ("doc_id", "source", "connector", "title", "uri", "date")}
-
-
-def _iso(v: Any) -> str | None:
-    if v is None:
-        return None
-    if isinstance(v, datetime):
-        return v.isoformat()
-    try:
-        import pandas as pd
-
-        if pd.isna(v):
-            return None
-        return pd.Timestamp(v).isoformat()
-    except (TypeError, ValueError):
-        return str(v)

@@ -1,1 +1,3 @@
-"""apps"""
+"""The application layer: the ``ragbag`` CLI, the MCP server, the Dagster runner and the
+evaluation commands. The only layer that starts Dagster runs.
+"""

@@ -20,10 +20,12 @@ import threading
 import time
 from typing import Any
 
-from ragbag.answer.tools import MAX_CHARS, SPECS, Tools, validate
+from ragbag.answer.tool_specs import MAX_CHARS, SPECS, validate
+from ragbag.answer.tools import Tools
 from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
-from ragbag.core.home import Home, private_process
+from ragbag.core.home import Home
+from ragbag.core.private import private_process
 
 log = logging.getLogger("ragbag.mcp")
 
@@ -60,13 +62,8 @@ class Backend:
         """Load indexes, document metadata and the query encoder before the first call needs them."""
         t = time.perf_counter()
         try:
-            from ragbag.models import embedding
-
-            with self.tools._lock:
-                self.tools._all_docs()
-                if any(self.tools._docs.values()):
-                    embedding.encode_query("warm up", self.home.model)
-            log.info("warm in %.1fs: %d source(s) loaded", time.perf_counter() - t, len(self.tools._docs))
+            loaded = self.tools.warm()
+            log.info("warm in %.1fs: %d source(s) loaded", time.perf_counter() - t, loaded)
         except Exception as e:  # a broken home still serves list_sources and clear errors
             log.warning("warm-up failed: %s", e)
 
@@ -90,7 +87,7 @@ class Backend:
         """A damaged published index, when one explains a tool's unexpected failure (a tool
         that reads index files itself trips over them): its one-line error names the source
         to rebuild, where "internal error" would name nothing."""
-        from ragbag.build.stages import first_damage
+        from ragbag.index.published import first_damage
 
         try:
             return first_damage(self.home)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
+from ragbag.assets.pool import ensure_pool, reap_dead_runs
 from ragbag.core import leases, progress
 from ragbag.core.home import Home, Source
 
@@ -119,7 +120,7 @@ def _forget_latest(instance, run_ids: set[str]) -> None:
     storage = instance.event_log_storage
     if not run_ids or not hasattr(storage, "index_connection"):
         return
-    from dagster._core.storage.event_log.schema import AssetKeyTable
+    from ragbag.assets.dagster_internals import AssetKeyTable
 
     with storage.index_connection() as conn:
         conn.execute(
@@ -127,49 +128,6 @@ def _forget_latest(instance, run_ids: set[str]) -> None:
             .where(AssetKeyTable.c.last_run_id.in_(sorted(run_ids)))
             .values(last_materialization=None, last_run_id=None)
         )
-
-
-def ensure_pool(instance) -> None:
-    """Create the LanceDB writers' pool slots now, from `default_limit`, if none exist yet.
-
-    Dagster allocates a pool's slots lazily, at the first claim; two `ragbag build` processes
-    claiming first at the same moment on SQLite storage once both ran a step in the pool (their
-    `documents` steps overlapped). `ragbag add` and every build create the slots up front, so
-    concurrent builds find them there.
-    """
-    from ragbag.assets.chain import POOL
-
-    storage = instance.event_log_storage
-    if storage.get_concurrency_info(POOL).slot_count == 0:
-        storage.initialize_concurrency_limit_to_default(POOL)
-
-
-def reap_dead_runs(instance, home: Home) -> list[str]:
-    """Free what dead processes hold: the pool slots of steps whose process is gone (a killed
-    `ragbag build`, a killed run worker), so a build waiting on the pool goes on; and fail the
-    CLI runs whose process is gone, which would otherwise show as running forever."""
-    import dagster as dg
-
-    from ragbag.assets.chain import POOL
-
-    reaped = []
-    alive_states = [dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.NOT_STARTED]
-    for run in instance.get_runs(filters=dg.RunsFilter(statuses=alive_states, tags={"ragbag/trigger": "cli"})):
-        if not leases.held_by(run.tags.get("ragbag/pid", "0")):
-            instance.report_run_failed(
-                run, f"the `ragbag build` process {run.tags.get('ragbag/pid')} is gone (killed?)"
-            )
-            instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
-            reaped.append(run.run_id)
-    folder = home.lease_dir
-    storage = instance.event_log_storage
-    for slot in storage.get_concurrency_info(POOL).claimed_slots:
-        who = leases.holder(folder, slot.run_id, slot.step_key)
-        if who is not None and not leases.held_by(who):
-            storage.free_concurrency_slot_for_step(slot.run_id, slot.step_key)
-            reaped.append(slot.run_id)
-    leases.release_dead(folder)
-    return reaped
 
 
 @contextmanager

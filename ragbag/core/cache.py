@@ -70,7 +70,7 @@ class RowCache:
     def get_many(self, keys: list[str], compute: Callable[[list[int]], Any]) -> Any:
         """The rows of ``keys`` stacked in order; ``compute(positions)`` encodes the missing ones
         (the rows of a matrix, one per position, in order)."""
-        found = {key: self._lru.get(key) for key in dict.fromkeys(keys)}
+        found: dict[str, Any] = {key: self._lru.get(key) for key in dict.fromkeys(keys)}
         missing = [i for i, key in enumerate(keys) if found.get(key) is None]
         if missing:
             rows = compute(missing)

@@ -11,9 +11,6 @@ import copy
 import json
 import os
 import re
-import shutil
-import stat
-import tempfile
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -22,59 +19,16 @@ from typing import Any
 
 import yaml
 
+from ragbag.core import private
 from ragbag.core.errors import RagbagError
-from ragbag.core.leases import alive
-from ragbag.models.embedding import DEFAULT_MODEL, spec
+from ragbag.core.private import clear_stale_temporaries, tighten, write_private
+from ragbag.core.settings import DEFAULT_MODEL, KEEP_VERSIONS, check, is_object_store, retention
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 # DAGSTER_HOME's instance config: no telemetry; every pool (the assets use one, ragbag_lance,
 # for the LanceDB tables all sources share) runs one step at a time across all runs.
 _DAGSTER_YAML = "telemetry:\n  enabled: false\nconcurrency:\n  pools:\n    default_limit: 1\n"
-# Settings config.yaml may hold (dotted keys); embedding.model is validated against the registry.
-SETTABLE = {
-    "embedding.model",
-    "graph.profile",
-    "graph.budget",
-    "llm.provider",
-    "llm.model",
-    "llm.base_url",
-    "storage.lance_uri",
-    "storage.keep_versions",
-}
-# Superseded table versions stay this long by default: a search that loaded an index just before
-# a publish still reads the versions it pinned (published versions stay regardless).
-KEEP_VERSIONS = "1h"
-
-
-def graph_budget(value: str) -> float:
-    """``graph.budget``: the share of its raw text a compact index plans to fit (0 = no limit)."""
-    try:
-        share = float(value)
-    except ValueError:
-        share = -1.0
-    if not 0 <= share <= 1:
-        raise RagbagError(f"graph.budget {value!r}: a share of the raw text between 0 and 1 (0.05 = 5 %; 0 = no limit)")
-    return share
-
-
-def retention(value: str) -> timedelta:
-    """``storage.keep_versions``: how long superseded LanceDB table versions stay (a duration:
-    ``90s``, ``30m``, ``1h``, ``7d``; ``0`` keeps only what published indexes pin)."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*", str(value))
-    if m is None:
-        raise RagbagError(f"storage.keep_versions {value!r}: a duration such as 30m, 1h or 7d (0 = none)")
-    unit = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[m[2]]
-    seconds = float(m[1]) * unit
-    if seconds > 3650 * 86400:
-        raise RagbagError(f"storage.keep_versions {value!r}: at most ten years")
-    return timedelta(seconds=seconds)
-
-
-# Object-store URIs LanceDB connects to (s3+ddb: S3 with the DynamoDB commit store, for several
-# concurrent writers — docs/scale-out.md §3). Credentials come from the environment, never a URI.
-OBJECT_STORE_SCHEMES = ("s3", "s3+ddb", "gs", "az")
-_OBJECT_URI = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<rest>.*)$", re.IGNORECASE)
 
 
 @dataclass
@@ -108,10 +62,9 @@ class Home:
         for d in dirs:
             d.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.root, 0o700)
-        if _application:
-            private_process(self)  # the temporaries' folder exists now
-        if self.root not in _tightened:
-            _tightened.add(self.root)
+        if private.is_application():
+            private.private_process(self)  # the temporaries' folder exists now
+        if private.first_time(self.root):
             clear_stale_temporaries(self.tmp_dir)
             tighten(self.root)
             if self.lance_is_local and not self.lance_dir.is_relative_to(self.root):
@@ -162,7 +115,7 @@ class Home:
 
     @property
     def lance_is_local(self) -> bool:
-        return not _OBJECT_URI.match(self.lance_uri)
+        return not is_object_store(self.lance_uri)
 
     @property
     def lance_dir(self) -> Path:
@@ -204,9 +157,7 @@ class Home:
     @property
     def model(self) -> str:
         """The embedding model this home indexes and queries with."""
-        name = (self.config().get("embedding") or {}).get("model") or self._built_model() or DEFAULT_MODEL
-        spec(name)  # validate early with a clear message
-        return name
+        return (self.config().get("embedding") or {}).get("model") or self._built_model() or DEFAULT_MODEL
 
     def _built_model(self) -> str | None:
         """The model of what is already published, when config.yaml names none: a home built
@@ -220,22 +171,9 @@ class Home:
         return None
 
     def set_config(self, key: str, value: str) -> None:
-        """Set a dotted key (``embedding.model``) in config.yaml, validating what ragbag reads."""
-        if key == "embedding.model":
-            spec(value)
-        elif key == "graph.profile":
-            from ragbag.index.graph import PROFILES
-
-            if value not in PROFILES:
-                raise RagbagError(f"graph.profile {value!r}: use one of {', '.join(PROFILES)}")
-        elif key == "graph.budget":
-            value = str(graph_budget(value))
-        elif key == "storage.lance_uri":
-            value = lance_location(value)
-        elif key == "storage.keep_versions":
-            retention(value)
-        elif key not in SETTABLE:
-            raise RagbagError(f"unknown setting {key!r}; settable: {', '.join(sorted(SETTABLE))}")
+        """Set a dotted key in config.yaml. Values this layer can judge are checked here; names of
+        models and graph profiles are checked by ``ragbag.apps.settings`` before they get here."""
+        value = check(key, value)
         config = self.config()
         node = config
         *parents, leaf = key.split(".")
@@ -320,40 +258,6 @@ class Home:
         write_private(self.sources_file, body)
 
 
-def lance_location(value: str) -> str:
-    """Validate a ``storage.lance_uri``: "" (the default, ``$RAGBAG_HOME/lance``), a local path
-    (made absolute) or ``s3://``, ``s3+ddb://``, ``gs://``, ``az://`` bucket[/prefix]."""
-    value = value.strip()
-    if not value:
-        return ""
-    m = _OBJECT_URI.match(value)
-    if m is None:
-        return str(Path(value).expanduser().resolve())
-    scheme, rest = m["scheme"].lower(), m["rest"]
-    schemes = ", ".join(f"{s}://" for s in OBJECT_STORE_SCHEMES)
-    if scheme not in OBJECT_STORE_SCHEMES:
-        raise RagbagError(f"storage.lance_uri {value!r}: use a local path or a {schemes} URI")
-    path, _, query = rest.partition("?")
-    bucket = path.split("/", 1)[0]
-    if "@" in bucket or "#" in rest:
-        raise RagbagError(
-            f"storage.lance_uri {value!r}: no credentials in the URI; "
-            "object-store keys come from the environment (docs/scale-out.md §3)"
-        )
-    if not bucket:
-        raise RagbagError(f"storage.lance_uri {value!r}: name a bucket ({scheme}://BUCKET/PREFIX)")
-    if scheme == "s3+ddb":  # the DynamoDB commit store's table is named in the URI, nothing else
-        if not re.fullmatch(r"ddbTableName=[A-Za-z0-9_.-]{3,255}", query):
-            raise RagbagError(f"storage.lance_uri {value!r}: s3+ddb needs ?ddbTableName=TABLE")
-        return f"{scheme}://{path.rstrip('/')}?{query}"
-    if query or "?" in rest:
-        raise RagbagError(
-            f"storage.lance_uri {value!r}: no query in the URI; "
-            "object-store settings and keys come from the environment (docs/scale-out.md §3)"
-        )
-    return f"{scheme}://{path.rstrip('/')}"
-
-
 _parsed: dict[Path, tuple[tuple[int, int, int], Any]] = {}
 
 
@@ -375,78 +279,3 @@ def _read_yaml(path: Path) -> Any:
         line = getattr(getattr(e, "problem_mark", None), "line", None)
         where = f" (line {line + 1})" if line is not None else ""
         raise RagbagError(f"{path}: invalid YAML{where}") from None
-
-
-_tightened: set[Path] = set()
-_TEMPORARY = re.compile(r"^ragbag-[a-z]+-(\d+)-")  # ragbag-<what>-<pid>-…: whose it is
-
-
-_application = False  # whether this process is ragbag's own (see private_process)
-
-
-def private_process(home: Home | None = None) -> None:
-    """Make every file this process (and its children) creates owner-only, and put its
-    temporaries under the home. For ragbag's own processes only — the CLI, the MCP server, the
-    Dagster code location and its step processes call it before they write anything — since it
-    changes the whole process; a library caller's umask and temporary folder stay its own. A
-    home that does not exist yet gets its temporaries when ``ensure`` creates it."""
-    global _application
-    _application = True
-    os.umask(0o077)
-    home = home or Home()
-    if home.root.is_dir():
-        home.tmp_dir.mkdir(mode=0o700, exist_ok=True)
-        os.environ["TMPDIR"] = str(home.tmp_dir)
-        tempfile.tempdir = str(home.tmp_dir)
-
-
-def temporary_prefix(what: str) -> str:
-    """A prefix for a temporary file or folder that names its process, so a later process can
-    tell a dead one's leftovers (a killed build's SQLite copy) from a live one's."""
-    return f"ragbag-{what}-{os.getpid()}-"
-
-
-def clear_stale_temporaries(folder: Path) -> list[str]:
-    """Delete the temporaries of processes that are gone; returns their names."""
-    gone = []
-    for entry in folder.iterdir() if folder.is_dir() else ():
-        m = _TEMPORARY.match(entry.name)
-        if m and not alive(int(m[1])):
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                entry.unlink(missing_ok=True)
-            gone.append(entry.name)
-    return gone
-
-
-def tighten(root: Path) -> int:
-    """Take group and other permissions off everything under ``root`` (files 0600, folders
-    0700) that an older ragbag, another tool or a process without our umask wrote; links are
-    left alone (chmod would follow them out of the home). Returns how many were changed."""
-    changed = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in [*dirnames, *filenames]:
-            path = os.path.join(dirpath, name)
-            try:
-                st = os.lstat(path)
-                if stat.S_ISLNK(st.st_mode) or not st.st_mode & 0o077:
-                    continue
-                os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o077)
-                changed += 1
-            except OSError:
-                continue  # gone meanwhile, or not ours
-    return changed
-
-
-def write_private(path: Path, text: str) -> None:
-    """Write atomically with mode 0600."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -197,7 +197,8 @@ class Store:
             version = versions[name]
             try:
                 table = self.db.open_table(name)
-                pinned = table.tags.list().get(_tag(source), {}).get("version")
+                tag = table.tags.list().get(_tag(source))
+                pinned = tag["version"] if tag else None
                 if pinned is None or pinned < version:
                     raise ValueError(f"it is not tagged {_tag(source)} at that version")
                 table.checkout(version)

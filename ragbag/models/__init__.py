@@ -1,1 +1,3 @@
-"""models"""
+"""The models ragbag runs locally, loaded offline from PyPI wheels: the embedding registry and
+its backends, a NumPy BERT pass for cold queries, and SPLADE-tiny.
+"""

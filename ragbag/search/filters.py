@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -110,6 +110,6 @@ def _utc(value: str | datetime | date) -> datetime:
     return dt.astimezone(UTC) if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
-def matches(record: dict[str, Any], conditions: list[Condition]) -> bool:
+def matches(record: dict[str, Any], conditions: Iterable[Condition]) -> bool:
     """A record (document fields with metadata keys merged in) passes every condition."""
     return all(c.test(record.get(c.field)) for c in conditions)

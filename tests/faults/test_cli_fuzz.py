@@ -103,7 +103,7 @@ def _cases(tmp) -> list[list[str]]:
 
 
 def cli_settable() -> set[str]:
-    from ragbag.core.home import SETTABLE
+    from ragbag.core.settings import SETTABLE
 
     return set(SETTABLE) - {"storage.lance_uri"}  # a valid path would move this home's tables
 

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import cli, strict_json, write
 
-from ragbag.build import stages
+from ragbag.build import chunk, embed, graph_stage, ingest, publish
 from ragbag.core.errors import DamagedIndex, RagbagError
 from ragbag.core.home import Home
+from ragbag.index import published
 from ragbag.search import query
 
 # One worker builds this module's home once (`make test` runs `--dist loadgroup`).
@@ -96,18 +97,18 @@ def _rebuild(home: Home) -> dict:
     from ragbag.index.store import Store
 
     src, store, files = home.source("notes"), Store(home.lance_uri), connectors.get("files")
-    stages.ingest(store, home, src, files.read)
-    stages.chunk(store, src, files.spans, home.model)
-    stages.embed(
+    ingest.ingest(store, home, src, files.read)
+    chunk.chunk(store, src, files.spans, home.model)
+    embed.embed(
         store,
         src,
         home.model,
-        pending=stages.pending_path(home, src),
-        restore=stages.was_compact(home, src),
-        in_graph=stages.graph_hashes(home, src, home.model),
+        pending=embed.pending_path(home, src),
+        restore=graph_stage.was_compact(home, src),
+        in_graph=graph_stage.reusable_node_texts(home, src, home.model),
     )
-    stages.build_graph(store, home, src, home.model)
-    return stages.publish(store, home, src, home.model)
+    graph_stage.build_graph(store, home, src, home.model)
+    return publish.publish(store, home, src, home.model)
 
 
 @pytest.mark.parametrize("case", list(DAMAGE))
@@ -118,11 +119,11 @@ def test_search_names_the_damage_and_a_rebuild_repairs_it(copy, case):
     _says_how_to_repair(str(caught.value))
     src = copy.source("notes")
     with pytest.raises(DamagedIndex):
-        stages.published(copy, src)
-    assert stages.published_manifest(copy, src) is None
+        published.published(copy, src)
+    assert published.published_manifest(copy, src) is None
 
     report = _rebuild(copy)  # a damaged index never counts as "unchanged": it is published anew
-    assert report["unchanged"] is False and stages.published(copy, src)["chunks"] == 2
+    assert report["unchanged"] is False and published.published(copy, src)["chunks"] == 2
     hits = query.search("gate code lisbon", home=copy, mode="keyword", k=1)
     assert hits.iloc[0]["uri"].endswith("lisbon.md")
 
@@ -171,7 +172,7 @@ def test_ragbag_build_repairs_it(copy):
 
 
 def test_a_sound_index_is_not_damaged(copy):
-    assert stages.published(copy, copy.source("notes"))["chunks"] == 2
+    assert published.published(copy, copy.source("notes"))["chunks"] == 2
     assert strict_json(cli("status", "notes", "--json").stdout)["damaged"] is None
     assert _rebuild(copy)["unchanged"] is True  # and a no-change rebuild still costs only a scan
 

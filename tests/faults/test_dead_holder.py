@@ -82,8 +82,8 @@ def test_the_reaper_sensor_frees_a_dead_steps_slot_and_spares_a_live_one(home):
     frees what a dead step holds (a lease naming a finished process) and nothing else."""
     import dagster as dg
 
-    from ragbag.apps.runner import ensure_pool
     from ragbag.assets.chain import POOL
+    from ragbag.assets.pool import ensure_pool
     from ragbag.assets.resources import RagbagHome
     from ragbag.pipelines.sensors import reaper_sensor
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import RAGBAG, cli, strict_json, write
 from figures import record
 
-from ragbag.search import query
+from ragbag.search import query, snapshot
 
 STAGES = ("documents", "chunks", "embeddings", "graph", "bm25")
 N = 150  # files: each stage of a build runs long enough to be caught in the act
@@ -48,7 +48,7 @@ def _search(*args: str) -> subprocess.CompletedProcess:
 
 def _titles(home, text: str) -> list[str]:
     """Keyword hits, read in this process as a fresh reader would (the CLI path is checked once)."""
-    query._loaded.clear()
+    snapshot.forget()
     return list(query.search(text, home=home, k=1, mode="keyword")["title"])
 
 

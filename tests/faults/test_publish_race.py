@@ -1,7 +1,7 @@
 """Search overlapping a publish (issue #18, D): a reader never sees its version vanish.
 
-`query.load` follows `current` and then reads the files inside; a publish swaps `current`.
-Superseded versions now stay for `stages.SUPERSEDED_GRACE_S`, and a load that still finds its
+`snapshot.load` follows `current` and then reads the files inside; a publish swaps `current`.
+Superseded versions now stay for `published.SUPERSEDED_GRACE_S`, and a load that still finds its
 files gone re-reads `current`. The publishes here are real ones (the stages a build runs, after
 a file changed), called in-process because that is the cheapest real publish.
 """
@@ -21,11 +21,12 @@ from figures import record
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from ragbag import connectors
-from ragbag.build import stages
+from ragbag.build import chunk, embed, graph_stage, ingest, publish, retention
 from ragbag.core.home import Home
 from ragbag.index import bm25
+from ragbag.index import published as published_index
 from ragbag.index.store import Store
-from ragbag.search import query
+from ragbag.search import query, snapshot
 
 # One worker builds this module's home once (`make test` runs `--dist loadgroup`).
 pytestmark = pytest.mark.xdist_group("test_publish_race")
@@ -62,18 +63,18 @@ def publish_change(home: Home) -> str:
     src = home.source("notes")
     write(Path(src.path), {"lisbon.md": LISBON.format(code=next(_codes))})
     store, files = Store(home.lance_uri), connectors.get("files")
-    stages.ingest(store, home, src, files.read)
-    stages.chunk(store, src, files.spans, home.model)
-    stages.embed(
+    ingest.ingest(store, home, src, files.read)
+    chunk.chunk(store, src, files.spans, home.model)
+    embed.embed(
         store,
         src,
         home.model,
-        pending=stages.pending_path(home, src),
-        restore=stages.was_compact(home, src),
-        in_graph=stages.graph_hashes(home, src, home.model),
+        pending=embed.pending_path(home, src),
+        restore=graph_stage.was_compact(home, src),
+        in_graph=graph_stage.reusable_node_texts(home, src, home.model),
     )
-    stages.build_graph(store, home, src, home.model)
-    report = stages.publish(store, home, src, home.model)
+    graph_stage.build_graph(store, home, src, home.model)
+    report = publish.publish(store, home, src, home.model)
     assert report["unchanged"] is False
     return Path(report["index_dir"]).name
 
@@ -82,9 +83,9 @@ def _current(home: Home) -> str:
     return os.readlink(home.index_dir("files", "notes") / "current")
 
 
-def _load(home: Home) -> query.Snapshot:
-    query._loaded.clear()  # read from disk every time, as a fresh process does
-    snap = query.load(home, "files", "notes")
+def _load(home: Home) -> snapshot.Snapshot:
+    snapshot.forget()  # read from disk every time, as a fresh process does
+    snap = snapshot.load(home, "files", "notes")
     assert snap is not None and len(snap.records) == 2
     return snap
 
@@ -110,12 +111,12 @@ def test_a_load_that_a_publish_overtakes_still_reads_its_version(copy, monkeypat
     assert published and _current(copy) == published[0] != before
     assert snap.key == before  # the version it started on, whole (it used to vanish mid-read)
     superseded = copy.index_dir("files", "notes") / before
-    assert (superseded / "bm25").is_dir() and (superseded / stages._SUPERSEDED).exists()
+    assert (superseded / "bm25").is_dir() and (superseded / published_index.SUPERSEDED).exists()
 
 
 def test_a_load_slower_than_the_grace_follows_current_again(copy, monkeypatch):
     """Two publishes overtake the load: the second deletes the version it was reading."""
-    monkeypatch.setattr(stages, "SUPERSEDED_GRACE_S", 0.0)
+    monkeypatch.setattr(published_index, "SUPERSEDED_GRACE_S", 0.0)
     before = _current(copy)
     published = _publish_during_keyword_load(monkeypatch, copy, times=2)
     snap = _load(copy)
@@ -128,13 +129,13 @@ def test_superseded_versions_go_after_the_grace_and_remove_deletes_everything(co
     first = _current(copy)
     second = publish_change(copy)
     assert (base / first).is_dir()  # superseded a moment ago: kept
-    aged = time.time() - stages.SUPERSEDED_GRACE_S - 1
-    os.utime(base / first / stages._SUPERSEDED, (aged, aged))
+    aged = time.time() - published_index.SUPERSEDED_GRACE_S - 1
+    os.utime(base / first / published_index.SUPERSEDED, (aged, aged))
     third = publish_change(copy)
     versions = {p.name for p in base.iterdir() if p.name.startswith("v")}
     assert first not in versions and {second, third} <= versions  # `second`: superseded just now
 
-    stages.remove(Store(copy.lance_uri), copy, copy.source("notes"))
+    retention.remove(Store(copy.lance_uri), copy, copy.source("notes"))
     assert not base.exists()
 
 

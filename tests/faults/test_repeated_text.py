@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from conftest import cli, cli_json, write
 
-from ragbag.index import graph
+from ragbag.index import hnsw, quality
+from ragbag.index.params import Params
 
 DISCLAIMER = (
     "CONFIDENTIALITY NOTICE: This e-mail and any attachments are confidential and intended solely "
@@ -26,28 +27,28 @@ def _cluster(copies: int = 150, others: int = 60, d: int = 384) -> tuple[np.ndar
 
 def test_identical_vectors_are_one_node_and_every_other_text_stays_findable():
     v, keys = _cluster()
-    g = graph.build_fast(v, keys)
+    g = hnsw.build_fast(v, keys)
     assert g.ntotal == 61  # one node for the 150 copies
-    recall, queries = graph.self_recall(g, v)
+    recall, queries = quality.self_recall(g, v)
     assert recall == 1.0 and queries == 61
     for row in range(150, 210):  # each distinct text finds itself first
-        ids, _ = graph.search_fast(g, v[row], 10, graph.Params().ef_search)
+        ids, _ = hnsw.search_fast(g, v[row], 10, Params().ef_search)
         assert ids[0] == row
-    assert graph.twins(keys)[0] == list(range(150))
+    assert hnsw.twins(keys)[0] == list(range(150))
 
 
 def test_in_place_additions_add_only_new_texts():
     v, keys = _cluster()
-    g = graph.build_fast(v[:100], keys[:100])
-    added = graph.add_fast(g, v[100:], keys[100:], offset=100, present=frozenset(keys[:100]))
+    g = hnsw.build_fast(v[:100], keys[:100])
+    added = hnsw.add_fast(g, v[100:], keys[100:], offset=100, present=frozenset(keys[:100]))
     assert added == 60 and g.ntotal == 61
-    assert graph.self_recall(g, v)[0] == 1.0
+    assert quality.self_recall(g, v)[0] == 1.0
 
 
 def test_a_record_without_text_is_reported_never_stored(home, tmp_path):
     """Whatever a connector yields: an empty record must not fail the source's checks."""
     from ragbag.build import checks
-    from ragbag.build.stages import ingest
+    from ragbag.build.ingest import ingest
     from ragbag.core.records import Document
     from ragbag.index.store import Store
 
@@ -78,7 +79,7 @@ def test_a_source_full_of_one_disclaimer_is_published_and_searchable(home, tmp_p
     cli("add", "files", "mail", str(docs))
     (report,) = cli_json("build", check=False)
     assert report["status"] == "success", report["failure"]
-    assert report["graph"]["recall_at_10"] >= graph.RECALL_FLOOR
+    assert report["graph"]["recall_at_10"] >= quality.RECALL_FLOOR
     assert [e["error"] for e in report["errors"]] == ["empty file (whitespace only)"]
     hits = cli_json("search", "KX0007", "-k", "3")
     assert hits[0]["title"] == "Note 7"
@@ -87,7 +88,7 @@ def test_a_source_full_of_one_disclaimer_is_published_and_searchable(home, tmp_p
 
 
 def test_a_search_through_the_fast_graph_answers_with_every_row_of_a_text(home, tmp_path, monkeypatch):
-    from ragbag.search import query
+    from ragbag.search import query, snapshot
 
     docs = write(
         tmp_path / "mail",
@@ -98,9 +99,9 @@ def test_a_search_through_the_fast_graph_answers_with_every_row_of_a_text(home, 
     )
     cli("add", "files", "mail", str(docs))
     cli("build")
-    monkeypatch.setattr(query, "EXACT_BELOW", 1)  # search through the graph, as a big source does
-    query._loaded.clear()
-    snap = query.load(home, "files", "mail")
+    monkeypatch.setattr(snapshot, "EXACT_BELOW", 1)  # search through the graph, as a big source does
+    snapshot.forget()
+    snap = snapshot.load(home, "files", "mail")
     assert snap.graph is not None and snap.graph.ntotal == 21  # one node per distinct text
     hits = query.search(DISCLAIMER, home=home, k=40, mode="vector", collapse=False)
     assert sum(1 for u in hits["uri"] if "copy-" in u) == 30  # every copy, as exact search gives

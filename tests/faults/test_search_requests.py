@@ -1,7 +1,7 @@
 """Search requests that cannot mean anything are refused (issue #18, B), not answered "0 hits".
 
-`query.check_request` runs first in `query.search`, which the CLI, `ask`, MCP and the agent all
-go through: an unknown connector, an empty query, a NaN or infinite floor, k < 1.
+A `SearchRequest` is checked when it is built, and the CLI, `ask`, MCP, the agent and
+`query.search` all build one: an unknown connector, an empty query, a NaN or infinite floor, k < 1.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from conftest import cli
 from ragbag import connectors
 from ragbag.core.errors import RagbagError
 from ragbag.search import query
+from ragbag.search.request import SearchRequest
 
 
 def _error(proc) -> str:
@@ -73,4 +74,4 @@ def test_mcp_search_refuses_an_unknown_connector(home):
 
 
 def test_a_known_connector_and_a_finite_floor_pass(home):
-    query.check_request("gate code", k=1, connectors=list(connectors.NAMES), min_score=-1.5)
+    SearchRequest.parse("gate code", k=1, connectors=list(connectors.NAMES), min_score=-1.5)

@@ -17,7 +17,6 @@ import difflib
 import importlib
 import json
 import os
-import socket
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -195,7 +194,8 @@ def _error_detail(e: urllib.error.HTTPError) -> str:
 
 def sse_events(resp) -> Iterator[tuple[str, str]]:
     """(event, data) pairs of a server-sent-events response, as they arrive."""
-    event, data = "", []
+    event = ""
+    data: list[str] = []
     for raw in resp:
         line = raw.decode("utf-8").rstrip("\r\n")
         if not line:

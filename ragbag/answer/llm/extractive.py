@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ragbag.answer.citations import marker
 from ragbag.answer.llm import Provider, Reply, ToolCall
 
 LABEL = "Extracted from your documents (no language model; the most relevant sentences, quoted):"
@@ -119,5 +120,5 @@ def extract(question: str, passages: list[tuple[str, str, float | None]], n: int
     for *_, cit, s in best:
         if s not in seen:
             seen.add(s)
-            lines.append(f"- {s} [c:{cit}]")
+            lines.append(f"- {s} {marker(cit)}")
     return LABEL + "\n" + "\n".join(lines)

@@ -25,8 +25,9 @@ class OpenAIProvider(Provider):
     default_model = "gpt-4o-mini"
 
     def __init__(self, model=None, base_url=None, api_key_env: str = "OPENAI_API_KEY", **options: Any):
-        super().__init__(model, base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL, **options)
-        self.base_url = self.base_url.rstrip("/")
+        url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        super().__init__(model, url, **options)
+        self.base_url: str = url.rstrip("/")
         self.key_env = api_key_env
         self.key = os.environ.get(api_key_env, "")
         if not self.key and "api.openai.com" in self.base_url:

@@ -1,4 +1,4 @@
-"""The `ask`, `react` and `mcp` commands, registered on the main typer app by ``register(app)``.
+"""The `ask`, `react` and `mcp` commands (registered on the typer app in ``ragbag.apps.cli.main``).
 
 Thin: each command parses its options and calls the engine (``ragbag.answer.ask``, ``ragbag.answer.agent``,
 ``ragbag.apps.mcp_server``). Errors are RagbagErrors, which ``ragbag.apps.cli.main.main`` prints in one line.
@@ -11,33 +11,14 @@ from typing import Any
 
 import typer
 
+from ragbag.apps.cli.options import FILTER_OPTIONS, with_filters
 from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 
-SOURCE = typer.Option(None, "--source", help="Only these sources (repeatable).")
-CONNECTOR = typer.Option(None, "--connector", help="Only these connectors (repeatable).")
-WHERE = typer.Option(None, "--where", help='Metadata filter, e.g. \'{"ext": {"==": "md"}}\'.')
-AFTER = typer.Option(None, "--after", help="Only records dated at/after (YYYY-MM-DD or 30d).")
-BEFORE = typer.Option(None, "--before", help="Only records dated before.")
 LLM = typer.Option(None, "--llm", help="Provider: extractive (default), ollama, openai, anthropic, llama-cpp.")
 MODEL = typer.Option(None, "--model", help="Model name (a .gguf path for llama-cpp).")
 BASE_URL = typer.Option(None, "--base-url", help="Server URL for openai-compatible / ollama / anthropic.")
-
-
-def _filters(source, connector, where, after, before) -> dict[str, Any]:
-    from ragbag.search import filters, query
-
-    filters.parse_where(where)  # a bad filter fails before anything heavy loads
-    filters.parse_time(after), filters.parse_time(before)
-    query.check_connectors(connector)
-    return {
-        "sources": source or None,
-        "connectors": connector or None,
-        "where": where,
-        "after": after,
-        "before": before,
-    }
 
 
 def _provider(home: Home, name, model, base_url):
@@ -48,25 +29,17 @@ def _provider(home: Home, name, model, base_url):
     return provider
 
 
-def _print_sources(citations: list[dict[str, Any]], out=sys.stdout) -> None:
-    if not citations:
-        return
-    out.write("\nSources:\n")
-    for c in citations:
-        date = f" — {str(c['date'])[:10]}" if c.get("date") else ""
-        out.write(
-            f"  [c:{c['citation']}] {c.get('title') or '(untitled)'} — {c['source']} — {c.get('uri') or ''}{date}\n"
-        )
-    out.flush()
+def _print_sources(cited: list[dict[str, Any]]) -> None:
+    from ragbag.answer import citations
+
+    sys.stdout.write(citations.sources_text(cited))
+    sys.stdout.flush()
 
 
+@with_filters
 def ask(
     question: str | None = typer.Argument(None, help="The question (optional with -i)."),
-    source: list[str] | None = SOURCE,
-    connector: list[str] | None = CONNECTOR,
-    where: str | None = WHERE,
-    after: str | None = AFTER,
-    before: str | None = BEFORE,
+    filters: dict[str, Any] = FILTER_OPTIONS,
     mode: str = typer.Option("hybrid", "--mode", help="Retrieval: hybrid, vector or keyword."),
     llm_name: str | None = LLM,
     model: str | None = MODEL,
@@ -80,27 +53,27 @@ def ask(
 ) -> None:
     """Answer a question from your data, with inline citations [c:xxxxxx] and their sources."""
     from ragbag.answer import ask as engine
-    from ragbag.search.query import check_min_score
+    from ragbag.search.request import check_options, fields_of
 
     home = Home()
-    flt = _filters(source, connector, where, after, before)
-    check_min_score(min_score)
+    options: dict[str, Any] = {**fields_of(filters), "mode": mode, "min_score": min_score}
+    check_options(**options)  # before a provider or a model loads
     if not question and not interactive:
         raise RagbagError("give a question, or -i for an interactive session")
     if as_json and interactive:
         raise RagbagError("--json and -i do not go together")
     provider = _provider(home, llm_name, model, base_url)
-    k = k or engine.settings(home).get("k", engine.DEFAULT_K)
+    options["k"] = k or engine.settings(home).get("k", engine.DEFAULT_K)
 
     def one(q: str, history) -> engine.Answer:
         if as_json:
-            return engine.ask(q, provider, home, k=k, min_score=min_score, history=history, mode=mode, **flt)
+            return engine.ask(q, provider, home, history=history, **options)
 
         def write(text: str) -> None:
             sys.stdout.write(text)
             sys.stdout.flush()
 
-        a = engine.ask(q, provider, home, k=k, min_score=min_score, history=history, on_text=write, mode=mode, **flt)
+        a = engine.ask(q, provider, home, history=history, on_text=write, **options)
         sys.stdout.write("\n")
         _print_sources(a.citations)
         if a.unresolved:
@@ -108,6 +81,7 @@ def ask(
         return a
 
     if not interactive:
+        assert question  # checked above
         a = one(question, None)
         if as_json:
             print(jsonout.dumps(a.as_json(), indent=2))
@@ -134,13 +108,10 @@ def ask(
         pending = None
 
 
+@with_filters
 def react(
     question: str = typer.Argument(..., help="The question or task."),
-    source: list[str] | None = SOURCE,
-    connector: list[str] | None = CONNECTOR,
-    where: str | None = WHERE,
-    after: str | None = AFTER,
-    before: str | None = BEFORE,
+    filters: dict[str, Any] = FILTER_OPTIONS,
     llm_name: str | None = LLM,
     model: str | None = MODEL,
     base_url: str | None = BASE_URL,
@@ -151,19 +122,13 @@ def react(
     """A multi-step agent: search, find_files, read_file, grep_file, then a cited answer."""
     from ragbag.answer import agent
     from ragbag.answer.tools import Tools
+    from ragbag.search.request import check_options, fields_of
 
     home = Home()
-    flt = _filters(source, connector, where, after, before)
-    flt = {
-        "source": flt["sources"],
-        "connector": flt["connectors"],
-        "where": flt["where"],
-        "after": after,
-        "before": before,
-    }
+    check_options(**fields_of(filters))  # the agent gets them as its tools' arguments
     provider = _provider(home, llm_name, model, base_url)
     printer = _tracer() if trace else None
-    result = agent.Agent(provider, Tools(home), max_steps=max_steps, filters=flt, trace=printer).run(question)
+    result = agent.Agent(provider, Tools(home), max_steps=max_steps, filters=filters, trace=printer).run(question)
     if as_json:
         print(jsonout.dumps(result.as_json(), indent=2))
         return
@@ -206,9 +171,3 @@ def mcp(
     from ragbag.apps.mcp_server import serve
 
     serve(Home(), allow_build=allow_build, max_chars=max_chars)
-
-
-def register(app: typer.Typer) -> None:
-    app.command("ask")(ask)
-    app.command("react")(react)
-    app.command("mcp")(mcp)

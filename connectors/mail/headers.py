@@ -1,0 +1,117 @@
+"""Header fields as text: RFC 2047 and raw 8-bit values decoded, addresses, Message-IDs, dates
+and subjects (reply and forward prefixes)."""
+
+from __future__ import annotations
+
+import email.header
+import email.utils
+import re
+from datetime import datetime
+from email.message import EmailMessage
+
+from ragbag.connectors.mail.charsets import decode_bytes
+from ragbag.core.records import utc
+
+_PREFIX = re.compile(
+    r"^\s*((re|fw|fwd|aw|wg|tr|sv|vs|antw|odp|rif|r|res|enc|答复|回复|回覆|转发|轉寄|转寄)"
+    r"\s*(\[\d+\])?\s*[:：]\s*|\[[^\]]*\]\s*)",
+    re.I,
+)
+_REPLY = re.compile(r"^\s*(re|aw|sv|vs|antw|odp|rif|r|res|答复|回复|回覆)\s*(\[\d+\])?\s*[:：]", re.I)
+_FORWARD = re.compile(r"^\s*(fw|fwd|wg|tr|enc|转发|轉寄|转寄)\s*[:：]", re.I)
+_MSGID = re.compile(r"<([^<>\s]+)>")
+
+
+def header_values(msg: EmailMessage) -> dict[str, list[str]]:
+    """Lower-cased header names → decoded values, our own charset fallback (not the policy's)."""
+    out: dict[str, list[str]] = {}
+    for name, raw in msg.raw_items():
+        value = raw if isinstance(raw, str) else str(raw)
+        out.setdefault(name.lower(), []).append(decode_header(value))
+    return out
+
+
+def decode_header(raw: str) -> str:
+    """An RFC 2047 (or raw 8-bit) header value as text, whatever its charsets."""
+    if any("\udc80" <= ch <= "\udcff" for ch in raw):  # raw 8-bit bytes kept by surrogateescape
+        raw = decode_bytes(raw.encode("ascii", "surrogateescape"), None)
+    raw = re.sub(r"\r?\n[ \t]+", " ", raw)
+    if "=?" not in raw:
+        return raw.strip()
+    try:
+        pieces = email.header.decode_header(raw)
+    except Exception:
+        return raw.strip()
+    out = []
+    for value, charset in pieces:
+        out.append(value if isinstance(value, str) else decode_bytes(value, charset))
+    return "".join(out).strip()
+
+
+# An unquoted address used as a display name ("alice@x <bob@x>"): the parser would read two
+# addresses and make alice the sender; quoted, it is the name of bob.
+_QUOTE_ADDRESS_NAME = re.compile(r'(^|,)\s*([^\s,<>"]+@[^\s,<>"]+)\s*<')
+
+
+def addresses(msg: EmailMessage, field: str) -> list[tuple[str, str]]:
+    """(display name, lower-cased address) pairs of an address header, each address once.
+
+    Split before decoding: an RFC 2047 display name may hold a comma
+    (``=?iso-8859-1?Q?Last=DFName=2C_First?= <a@x>``), which decoded first would split the
+    name into a false address. A name that only repeats its address is dropped."""
+    raws = [
+        _QUOTE_ADDRESS_NAME.sub(r'\1"\2" <', re.sub(r"\r?\n[ \t]+", " ", v if isinstance(v, str) else str(v)))
+        for k, v in msg.raw_items()
+        if k.lower() == field
+    ]
+    out, seen = [], set()
+    for name, addr in email.utils.getaddresses(raws):
+        name, addr = " ".join(decode_header(name).split()).strip("'\" "), addr.strip().lower()
+        if name.lower().strip("<>") == addr:
+            name = ""
+        key = addr or name.lower()
+        if key and key not in seen:
+            seen.add(key)
+            out.append((name, addr))
+    return out
+
+
+def person(name: str, addr: str) -> str:
+    return f"{name} <{addr}>" if name and addr and name.lower() != addr else (addr or name)
+
+
+def msgid(raw: str) -> str:
+    m = _MSGID.search(raw)
+    return m.group(1) if m else raw.strip().strip("<>").strip()
+
+
+def message_ids(value: str) -> list[str]:
+    """The ``<...>`` ids in a References or In-Reply-To value, brackets removed, in order."""
+    return _MSGID.findall(value)
+
+
+def is_reply(subject: str) -> bool:
+    """Whether a subject says it answers another message (``Re:``, ``AW:``, ``回复:``...)."""
+    return _REPLY.match(subject) is not None
+
+
+def is_forward(subject: str) -> bool:
+    """Whether a subject says it forwards another message (``Fwd:``, ``WG:``, ``转发:``...)."""
+    return _FORWARD.match(subject) is not None
+
+
+def parse_date(raw: str) -> datetime | None:
+    if not raw:
+        return None
+    try:
+        return utc(email.utils.parsedate_to_datetime(raw))
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+
+
+def normalise_subject(subject: str) -> str:
+    """The subject without reply/forward prefixes (Re:, Fwd:, AW:, 回复:, [list] tags)."""
+    prev = None
+    while prev != subject:
+        prev, subject = subject, _PREFIX.sub("", subject, count=1)
+    return " ".join(subject.split())

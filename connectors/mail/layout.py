@@ -1,0 +1,113 @@
+"""Where the messages of a mail folder lie: which files are mail and in which format (by name,
+else by their first bytes), and the folder name each message is filed under."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ragbag.connectors._walk import Entry, walk
+from ragbag.connectors.mail.mbox import HEADER_LINE, is_postmark
+from ragbag.core.records import ReadError
+
+_SNIFF_BYTES = 8192
+
+
+def mail_files(root: Path, errors: list[ReadError], follow_outside: bool = False) -> list[tuple[Path, str]]:
+    """(file, relative posix path), sorted; hidden entries skipped except Maildir++ folders,
+    Maildir ``tmp`` folders skipped; links leaving ``root`` are followed only with
+    ``follow_outside`` (see :mod:`connectors._walk`)."""
+    maildirs: dict[Path, bool] = {}
+
+    def keep(entry: Entry) -> bool:
+        if not entry.is_dir:
+            return not entry.name.startswith(".")
+        folder = entry.path.parent
+        if folder not in maildirs:
+            maildirs[folder] = is_maildir(folder)
+        if maildirs[folder] and entry.name == "tmp":
+            return False
+        return not entry.name.startswith(".") or is_maildir(entry.path)
+
+    return walk(root, errors, keep=keep, follow_outside=follow_outside)
+
+
+def is_maildir(folder: Path) -> bool:
+    return (folder / "cur").is_dir() or (folder / "new").is_dir()
+
+
+def kind_by_name(file: Path, rel: str) -> str | None:
+    """The format a path's name tells; None means: look inside."""
+    name = file.name.lower()
+    if name.endswith(".emlx"):
+        return "emlx"
+    parts = rel.split("/")
+    if len(parts) >= 2 and parts[-2] in ("cur", "new") and is_maildir(file.parent.parent):
+        return "maildir"
+    if name.endswith(".msg"):
+        return "msg"
+    if name.endswith(
+        (
+            ".msf",
+            ".sqlite",
+            ".db",
+            ".plist",
+            ".json",
+            ".html",
+            ".dat",
+            ".wal",
+            ".sqlite-wal",
+            ".sqlite-shm",
+            ".db-wal",
+            ".db-shm",
+        )
+    ):
+        return "skip"
+    return None
+
+
+def sniff(file: Path) -> str | None:
+    """'mbox' for a postmark first line, 'eml' for a mail header block, else None (not mail)."""
+    try:
+        with open(file, "rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except OSError:
+        return "eml" if file.suffix.lower() == ".eml" else None  # reported when read
+    first, _, after = head.partition(b"\n")
+    if is_postmark(first + b"\n", after.split(b"\n", 1)[0]):
+        return "mbox"
+    if file.suffix.lower() == ".eml":
+        return "eml"
+    return "eml" if _looks_like_headers(head) else None
+
+
+def _looks_like_headers(head: bytes) -> bool:
+    """A header block (first line a field) holding From: and one of Date:, Message-ID:, To:,
+    Subject: (a saved draft or a hand-made message often has neither date nor id)."""
+    if not HEADER_LINE.match(head):
+        return False
+    block = re.split(rb"\r?\n\r?\n", head, maxsplit=1)[0]
+    names = {m.group(1).lower() for m in re.finditer(rb"^([!-9;-~]+):", block, re.M)}
+    return b"from" in names and bool(names & {b"date", b"message-id", b"to", b"subject"})
+
+
+def folder_name(rel: str, kind: str) -> str:
+    """A readable folder name: the path without Maildir cur/new, .mbox/.sbd suffixes, dots."""
+    parts = rel.split("/")
+    if kind == "mbox":
+        parts[-1] = re.sub(r"\.mbox$", "", parts[-1], flags=re.I)
+    else:
+        parts = parts[:-1]
+        if kind == "maildir" and parts and parts[-1] in ("cur", "new"):
+            parts = parts[:-1]
+    mailboxes = [p[:-5] for p in parts if p.lower().endswith(".mbox")]
+    if kind == "emlx" and mailboxes:  # Apple Mail: <account>/INBOX.mbox/<uuid>/Data/0/1/Messages
+        return "/".join(mailboxes)
+    out: list[str] = []
+    for p in parts:
+        p = re.sub(r"\.(mbox|sbd|mbox\.sbd)$", "", p, flags=re.I)
+        if p.startswith(".") and kind == "maildir":
+            out += [q for q in p.split(".") if q]
+        elif p:
+            out.append(p)
+    return "/".join(out) or "INBOX"

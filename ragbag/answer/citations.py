@@ -1,0 +1,145 @@
+"""Citations: the one module that knows what a citation is, how it is written and how it is found.
+
+A passage is cited as ``[c:xxxxxx]``, the leading hex digits of its chunk id (the id itself comes
+from ``ragbag.core.records.citation_for``, since search puts it on every hit). ``ask`` numbers its
+retrieved passages into ``Block`` s for the prompt; the agent collects passages from its tools'
+results. Either way the answer's ``[c:…]`` markers are parsed by ``cited`` and resolved by
+``resolve`` into citation dicts with the same fields (``FIELDS``), which ``ask --json``,
+``react --json`` and the printed "Sources:" list show. A marker the context does not explain is
+looked up in the published index (``lookup``): a model may cite a passage it saw in a read_file
+or grep_file result without the passage ever being a search hit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ragbag.core.dates import iso
+from ragbag.core.home import Home
+
+FIELDS = ("citation", "source", "connector", "uri", "title", "date", "doc_id", "text")
+_CITE = re.compile(r"c:([0-9a-f]{6,})")
+_BRACKETS = re.compile(r"\[([^\[\]]*c:[0-9a-f]{6,}[^\[\]]*)\]")
+
+
+def marker(cid: str) -> str:
+    """How a passage is cited in text: ``[c:ab12cd]``."""
+    return f"[c:{cid}]"
+
+
+@dataclass
+class Block:
+    """One retrieved passage, numbered, as the model sees it in the prompt's context."""
+
+    n: int
+    citation: str
+    source: str
+    connector: str
+    title: str
+    uri: str
+    date: str | None
+    doc_id: str
+    text: str
+    score: float = 0.0
+    vector_score: float | None = None
+
+    def as_citation(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in FIELDS}
+
+
+def block(n: int, hit: Mapping[str, Any]) -> Block:
+    """Passage number ``n`` of the context, from a search hit (a row of ``query.search``) or a
+    passage the agent collected; a missing cosine (None or NaN) stays None."""
+    vs = hit.get("vector_score")
+    return Block(
+        n,
+        hit["citation"],
+        hit["source"],
+        hit["connector"],
+        hit["title"] or "",
+        hit["uri"] or "",
+        iso(hit.get("date")),
+        hit["doc_id"],
+        hit["text"],
+        float(hit.get("score", 0.0)),
+        None if vs is None or vs != vs else float(vs),
+    )
+
+
+def passage(hit: Mapping[str, Any]) -> dict[str, Any]:
+    """A search tool hit as the agent keeps it: the citation's fields, and the cosine the
+    extractive fallback weighs sentences by."""
+    return {k: hit.get(k) for k in (*FIELDS, "vector_score")}
+
+
+def cited(text: str) -> list[str]:
+    """Citation ids in order of first appearance: [c:ab12cd], [c:ab12cd, c:ef34ab], [c:ab12cd][c:…]."""
+    out: list[str] = []
+    for group in _BRACKETS.findall(text):
+        for cid in _CITE.findall(group):
+            if cid not in out:
+                out.append(cid)
+    return out
+
+
+def in_blocks(blocks: list[Block], cid: str) -> Block | None:
+    """The block a cited id names: exactly, else the first whose id starts with it or that it
+    starts with (a model may shorten or lengthen an id)."""
+    exact = {b.citation: b for b in blocks}.get(cid)
+    return exact or next((b for b in blocks if b.citation.startswith(cid) or cid.startswith(b.citation)), None)
+
+
+def resolve(text: str, find: Callable[[str], Mapping[str, Any] | None]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The citations of ``text`` in order, each found by ``find(cid)``, and the ids it could not
+    find (shown as unresolved, never silently dropped)."""
+    found, missing = [], []
+    for cid in cited(text):
+        info = find(cid)
+        if info:
+            found.append({k: info.get(k) for k in FIELDS})
+        else:
+            missing.append(cid)
+    return found, missing
+
+
+def lookup(home: Home, cid: str) -> dict[str, Any] | None:
+    """The published passage behind a citation id ([c:xxxxxx] or xxxxxx), with its character
+    span in its document; None when no published chunk has it."""
+    from ragbag.search import snapshot
+
+    cid = cid.removeprefix("c:")
+    for name, src in home.sources().items():
+        snap = snapshot.load(home, src.connector, name)
+        if snap is None:
+            continue
+        for r in snap.records:
+            if r["chunk_id"].startswith(cid):
+                return {
+                    "citation": cid,
+                    "source": r["source"],
+                    "connector": r["connector"],
+                    "uri": r["uri"],
+                    "title": r["title"],
+                    "date": iso(r["date"]),
+                    "doc_id": r["doc_id"],
+                    "start": r["start"],
+                    "end": r["end"],
+                    "text": r["text"],
+                }
+    return None
+
+
+def sources_text(citations: list[dict[str, Any]]) -> str:
+    """The "Sources:" list printed under an answer ("" when nothing is cited)."""
+    if not citations:
+        return ""
+    lines = ["\nSources:\n"]
+    for c in citations:
+        date = f" — {str(c['date'])[:10]}" if c.get("date") else ""
+        lines.append(
+            f"  {marker(c['citation'])} {c.get('title') or '(untitled)'} — {c['source']} — {c.get('uri') or ''}{date}\n"
+        )
+    return "".join(lines)

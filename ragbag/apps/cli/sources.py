@@ -1,0 +1,264 @@
+"""The commands that manage sources: ``add``, ``build``, ``list``, ``status``, ``remove``.
+
+Registration lives in the home (``sources.yaml``); each change is mirrored into the Dagster
+instance at once so the UI shows it, and ``build`` runs the pipeline through
+``ragbag.apps.runner``. Heavy imports (Dagster, LanceDB) happen inside the commands that need
+them, so ``ragbag add`` stays instant.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ragbag.apps.cli.console import console
+from ragbag.core import jsonout
+from ragbag.core.errors import RagbagError
+from ragbag.core.home import Home
+
+
+def add(
+    connector: str = typer.Argument(..., help="Connector type: files, code."),
+    name: str = typer.Argument(..., help="A name for this source (letters, digits, . _ -)."),
+    path: str | None = typer.Argument(None, help="File or folder to index (default: the connector's usual places)."),
+    schedule: str | None = typer.Option(None, "--schedule", help="Refresh cron for this source under dagster dev."),
+    profile: str | None = typer.Option(
+        None, "--profile", help="Graph profile: fast (vectors kept) or compact (vectors dropped)."
+    ),
+    follow_links_outside: bool = typer.Option(
+        False,
+        "--follow-links-outside",
+        help="Also read symlinks that point outside PATH (never /proc, /sys, pipes or devices).",
+    ),
+) -> None:
+    """Register a source in $RAGBAG_HOME/sources.yaml."""
+    home = Home()
+    options: dict[str, Any] = {}
+    if schedule is not None:
+        from ragbag.assets.dagster_internals import is_valid_cron_string
+
+        if not is_valid_cron_string(schedule):
+            raise RagbagError(f"--schedule {schedule!r} is not a valid cron string (e.g. '0 7 * * *')")
+        options["schedule"] = schedule
+    if profile is not None:
+        from ragbag.index.graph import check_profile
+
+        options["profile"] = check_profile(profile, "--profile")
+    if follow_links_outside:
+        from ragbag.connectors import FOLLOW_LINKS_OUTSIDE
+
+        options[FOLLOW_LINKS_OUTSIDE] = True
+    found: list[Path] = []
+    if path is None:
+        found = _discover(connector)
+    src = home.add_source(name, connector, path or "", known=_known_connectors(), options=options)
+    _sync_partitions(home, add=[src])
+    where = src.path or "default places: " + ", ".join(str(p) for p in found)
+    console().print(f"added {src.connector} source [bold]{src.name}[/] → {where}")
+
+
+def _discover(connector: str) -> list[Path]:
+    """Data of this connector in the platform's default places; an error says where it looked."""
+    from ragbag import connectors
+
+    if connector not in connectors.NAMES:
+        return []  # add_source reports the unknown connector
+    module = connectors.get(connector)
+    if not hasattr(module, "discover"):
+        raise RagbagError(f"connector {connector!r} needs a PATH: ragbag add {connector} NAME PATH")
+    found, looked = module.discover()
+    if not found:
+        raise RagbagError(f"no {connector} data found; looked in: {', '.join(looked)}")
+    return found
+
+
+def build(
+    names: list[str] | None = typer.Argument(None, help="Sources to build (default: all)."),
+    docs: str | None = typer.Option(None, "--docs", help="Add a files source for this folder first (LEANN habit)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the per-source report as JSON."),
+) -> None:
+    """Build sources through Dagster: read, chunk, embed, index."""
+    home = Home().ensure()
+    names = list(names or [])
+    if docs is not None:
+        if len(names) != 1:
+            raise RagbagError("--docs needs exactly one source name: ragbag build NAME --docs PATH")
+        registered = home.sources()
+        if names[0] not in registered:
+            src = home.add_source(names[0], "files", docs, known=_known_connectors())
+            _sync_partitions(home, add=[src])
+        elif Path(registered[names[0]].path) != Path(docs).expanduser().resolve():
+            raise RagbagError(f"source {names[0]!r} already exists for {registered[names[0]].path}")
+    registered = home.sources()
+    for n in names:
+        if n not in registered:
+            raise RagbagError(f"no source named {n!r}; see `ragbag list`")
+    targets = [registered[n] for n in (names or sorted(registered))]
+    if not targets:
+        raise RagbagError("no sources registered: `ragbag add CONNECTOR NAME PATH` first")
+
+    from ragbag.apps.runner import run_builds
+
+    reports = run_builds(home, targets, show_progress=not as_json and sys.stderr.isatty())
+    if as_json:
+        print(jsonout.dumps(reports, indent=2))
+    else:
+        _print_reports(reports)
+    if any(r["status"] != "success" for r in reports):
+        raise typer.Exit(1)
+
+
+def list_sources(as_json: bool = typer.Option(False, "--json")) -> None:
+    """Every registered source with its size and last build."""
+    rows = _status_rows(Home())
+    if as_json:
+        print(jsonout.dumps(rows, indent=2))
+        return
+    from rich.table import Table
+
+    table = Table("source", "connector", "path", "documents", "chunks", "profile", "last build", "bytes")
+    for r in rows:
+        table.add_row(
+            r["source"],
+            r["connector"],
+            r["path"],
+            str(r["documents"] if r["built"] else "-"),
+            str(r["chunks"] if r["built"] else "-"),
+            r["profile"] or "-",
+            "damaged" if r["damaged"] else r["last_build"] or "never",
+            _human(r["bytes"]),
+        )
+    console().print(table if rows else "no sources yet: `ragbag add CONNECTOR NAME PATH`")
+
+
+def status(
+    name: str | None = typer.Argument(None, help="One source (default: all)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Build state of sources: what is indexed, with which model, and whether the path is there."""
+    home = Home()
+    rows = _status_rows(home, name)
+    if as_json:
+        print(jsonout.dumps(rows if name is None else rows[0], indent=2))
+        return
+    con = console()
+    for r in rows:
+        con.print(f"[bold]{r['source']}[/] ({r['connector']}) {r['path']}")
+        for key in ("built", "last_build", "documents", "chunks", "model", "bytes", "path_exists"):
+            con.print(f"  {key}: {r[key]}")
+        if r["damaged"]:
+            from rich.markup import escape
+
+            con.print(f"  [red]damaged: {escape(r['damaged'])}; rebuild it with `ragbag build {r['source']}`[/]")
+
+
+def remove(name: str = typer.Argument(..., help="The source to remove.")) -> None:
+    """Remove a source and every byte of it: rows, old table versions, cached vectors, index
+    files, cursor, Dagster runs and partition, and its registration."""
+    home = Home().ensure()
+    src = home.source(name)
+    held: list[str] = []
+    if not home.lance_is_local or home.lance_dir.exists():
+        from ragbag.build.retention import purge
+        from ragbag.index.store import Store
+
+        held = purge(Store(home.lance_uri), home, src)
+    home.remove_source(name)
+    _sync_partitions(home, remove=[src])
+    from ragbag.apps.runner import forget_runs
+
+    runs = forget_runs(home, src)
+    con = console()
+    con.print(f"removed source [bold]{name}[/] (and its {runs} Dagster runs)")
+    for other in held:
+        con.print(
+            f"[yellow]{other}: a build of it is unfinished, so the table versions its index reads "
+            f"still hold {name}'s text until `ragbag build {other}`[/]"
+        )
+
+
+# What `ragbag list --json` and `ragbag status --json` show of a source's status row.
+STATUS_FIELDS = (
+    "source",
+    "connector",
+    "path",
+    "path_exists",
+    "built",
+    "damaged",
+    "last_build",
+    "documents",
+    "chunks",
+    "model",
+    "profile",
+    "graph_bytes",
+    "graph_recall_at_10",
+    "bytes",
+)
+
+
+def _status_rows(home: Home, name: str | None = None) -> list[dict[str, Any]]:
+    from ragbag.search import sources
+
+    return sources.statuses(home, name, STATUS_FIELDS)
+
+
+def _known_connectors() -> tuple[str, ...]:
+    from ragbag import connectors
+
+    return connectors.NAMES
+
+
+def _sync_partitions(home: Home, add=(), remove=()) -> None:
+    """Mirror a registry change into the Dagster instance, so the UI shows it at once."""
+    from ragbag.apps.runner import sync_partitions
+
+    sync_partitions(home, add=add, remove=remove)
+
+
+def _print_reports(reports: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
+    table = Table(
+        "source",
+        "connector",
+        "status",
+        "documents",
+        "added",
+        "changed",
+        "deleted",
+        "chunks",
+        "embedded",
+        "errors",
+        "seconds",
+    )
+    for r in reports:
+        table.add_row(
+            r["source"],
+            r["connector"],
+            r["status"],
+            *(str(r[k]) for k in ("documents", "added", "changed", "deleted", "chunks", "chunks_embedded")),
+            str(len(r["errors"])),
+            f"{r['seconds']:.1f}",
+        )
+    con = console()
+    con.print(table)
+    for r in reports:
+        if r.get("failure"):
+            con.print(f"[red]{r['source']}: {r['failure']}[/]")
+        for w in r.get("warnings", []):
+            con.print(f"[yellow]{r['source']}: warning: {w}[/]")
+        for e in r["errors"][:20]:
+            con.print(f"[yellow]{r['source']}: {e['uri']}: {e['error']}[/]")
+        if len(r["errors"]) > 20:
+            con.print(f"[yellow]{r['source']}: … {len(r['errors']) - 20} more (see --json)[/]")
+
+
+def _human(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)

@@ -1,0 +1,166 @@
+"""The embed stage: a vector for every chunk, computed only for texts never embedded before.
+
+Vectors are keyed by (model, content hash): a text already embedded for any source comes from
+the shared cache. A compact source keeps no vectors in LanceDB (its graph holds what search
+needs), so its new vectors wait in a pending file, owned here, until the graph stage takes them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ragbag.build.graph_config import graph_profile
+from ragbag.build.preview import ROWS as PREVIEW_ROWS
+from ragbag.build.preview import preview
+from ragbag.core import progress
+from ragbag.core.home import Home, Source
+from ragbag.index.store import Store
+from ragbag.models import embedding
+
+_PENDING = "pending_vectors.npz"
+
+
+def embed(
+    store: Store,
+    source: Source,
+    model: str,
+    batch_size: int = 128,
+    pending: Path | None = None,
+    restore: bool = False,
+    in_graph: set[str] | None = None,
+) -> dict[str, Any]:
+    """Embed chunks that have no vector for (model, content hash); reuse the cache first.
+
+    A compact source (``pending`` set) never stores a vector in LanceDB: its rows record that a
+    chunk is embedded (vector null), its new vectors wait in the ``pending`` file for the graph
+    stage, and they stay out of the shared cache. A new chunk whose text already has a node in
+    its graph (``in_graph``: content hashes) is not embedded at all: it will share that node.
+    ``restore``: the source was compact and is fast now, so rows without a vector are embedded
+    again (from the cache where it can).
+    """
+    in_graph = in_graph if pending is not None and in_graph else set()
+    chunks = store.rows("chunks", source.name, ["chunk_id", "content_hash", "index_text"]).to_pydict()
+    stored = store.rows("embeddings", source.name, ["chunk_id", "content_hash", "model"]).to_pydict()
+    have: dict[str, tuple[str, str] | None] = {
+        c: (h, m) for c, h, m in zip(stored["chunk_id"], stored["content_hash"], stored["model"])
+    }
+    if restore:
+        for c in store.without_vectors(source.name):
+            have[c] = None
+    todo = [
+        (cid, h, text)
+        for cid, h, text in zip(chunks["chunk_id"], chunks["content_hash"], chunks["index_text"])
+        if have.get(cid) != (h, model)
+    ]
+    live = set(chunks["chunk_id"])
+    stale = [c for c in have if c not in live] + [cid for cid, _, _ in todo if cid in have]
+
+    keys = sorted({_cache_key(model, h) for _, h, _ in todo})
+    cached_tbl = store.lookup("embedding_cache", "key", keys, ["key", "vector"]).to_pydict()
+    cache = dict(zip(cached_tbl["key"], cached_tbl["vector"]))
+    need: dict[str, str] = {}
+    for _, h, text in todo:
+        if _cache_key(model, h) not in cache and h not in in_graph:
+            need.setdefault(h, text)
+
+    # Longest first by token count, so each batch holds texts of similar length: the encoder pads
+    # a batch to its longest text, and token order wastes the least padding (character order
+    # is a loose proxy; benchmarks/README.md, benchmarks/embed_order_probe.py).
+    count = embedding.token_counter(model)
+    tokens = {h: count(text) for h, text in need.items()}
+    order = sorted(need, key=lambda h: -tokens[h])
+    hashes, texts = order, [need[h] for h in order]
+    total = sum(tokens.values())
+    fresh: dict[str, list[float]] = {}
+    progress.report("embed", source.name, 0, len(texts))
+    for start in range(0, len(texts), batch_size):
+        vecs = embedding.encode_passages(texts[start : start + batch_size], model, total_tokens=total)
+        batch = dict(zip(hashes[start : start + batch_size], vecs.tolist()))
+        fresh.update(batch)
+        if pending is None:
+            store.add(
+                "embedding_cache",
+                pa.table({"key": [_cache_key(model, h) for h in batch], "vector": list(batch.values())}),
+            )
+        progress.report("embed", source.name, min(start + batch_size, len(texts)), len(texts))
+    for h, v in fresh.items():
+        cache[_cache_key(model, h)] = v
+
+    vectors = [None if h in in_graph else cache[_cache_key(model, h)] for _, h, _ in todo]
+    if pending is not None:
+        add_pending(
+            pending,
+            [(c, h) for (c, h, _), v in zip(todo, vectors) if v is not None],
+            [v for v in vectors if v is not None],
+        )
+        vectors = [None] * len(todo)
+    store.delete_keys("embeddings", "chunk_id", stale, source.name)
+    store.add(
+        "embeddings",
+        pa.table(
+            {
+                "chunk_id": [c for c, _, _ in todo],
+                "source": [source.name] * len(todo),
+                "content_hash": [h for _, h, _ in todo],
+                "model": [model] * len(todo),
+                "vector": pa.array(vectors, type=pa.list_(pa.float32())),
+            }
+        ),
+    )
+    return {
+        "chunks": len(chunks["chunk_id"]),
+        "chunks_embedded": len(texts),
+        "from_cache": sum(1 for _, h, _ in todo if h not in fresh and h not in in_graph),
+        "in_graph": sum(1 for _, h, _ in todo if h in in_graph),
+        "removed": len(stale),
+        "model": model,
+        "dim": embedding.spec(model).dim,
+        "preview": preview([("", cid, text) for cid, _, text in todo[:PREVIEW_ROWS]]),
+        "table_version": store.table("embeddings").version,
+    }
+
+
+def _cache_key(model: str, content_hash: str) -> str:
+    return f"{model}:{content_hash}"
+
+
+# -- the pending file: a compact source's new vectors, until the graph stage takes them -------
+
+
+def pending_path(home: Home, source: Source) -> Path | None:
+    """Where a compact source's new vectors wait for the graph stage (None for fast sources)."""
+    if graph_profile(home, source) != "compact":
+        return None
+    return home.index_dir(source.connector, source.name) / _PENDING
+
+
+def add_pending(path: Path, pairs: list[tuple[str, str]], vectors: list[Any]) -> None:
+    """Merge vectors into the pending file (a killed build's vectors are kept, not re-embedded)."""
+    held = read_pending(path)
+    held.update(zip(pairs, vectors))
+    if not held:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npz")
+    keys = np.array(["\x1f".join(p) for p in held])
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        np.savez(f, keys=keys, vectors=np.asarray(list(held.values()), dtype=np.float32))
+    os.replace(tmp, path)
+
+
+def read_pending(path: Path | None) -> dict[tuple[str, str], Any]:
+    """The vectors waiting in the pending file, by (chunk id, content hash); {} when none."""
+    if path is None or not path.exists():
+        return {}
+    data = np.load(path)
+    out: dict[tuple[str, str], Any] = {}
+    for k, v in zip(data["keys"], data["vectors"]):
+        chunk_id, content_hash = str(k).split("\x1f")
+        out[(chunk_id, content_hash)] = v
+    return out

@@ -1,0 +1,94 @@
+"""The publish step: the keyword index, then this build made what search reads, in one swap.
+
+It ships the graph the graph stage staged and the BM25 index it builds here as a new version of
+the source's published index (``ragbag.index.published`` owns that layout), pins the table
+versions the build read, swaps ``current``, and then lets retention drop what no index needs.
+Search never sees a half-built source: it reads the version ``current`` names and the table
+versions that version pins.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from ragbag.build.graph_stage import chunk_identity, graph_fingerprint, link_staged_graph, staged_graph
+from ragbag.build.preview import ROWS as PREVIEW_ROWS
+from ragbag.build.preview import preview
+from ragbag.build.retention import retain
+from ragbag.core import progress
+from ragbag.core.errors import RagbagError
+from ragbag.core.home import Home, Source
+from ragbag.core.records import stable_hash
+from ragbag.index import bm25, published
+from ragbag.index.store import Store, lit
+from ragbag.models import embedding
+
+
+def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, Any]:
+    """Build the BM25 index and atomically make this build what search reads.
+
+    When the source's chunks and embeddings are exactly what the current index was built from
+    (same fingerprint), the published index stays as it is: a no-change rebuild costs a scan.
+    """
+    keys = store.rows("chunks", source.name, ["chunk_id", "content_hash"]).to_pydict()
+    identity = chunk_identity(keys)
+    staged = staged_graph(home, source)
+    if staged is None or staged["fingerprint"] != graph_fingerprint(home, source, model, identity):
+        raise RagbagError(f"source {source.name!r}: its graph index is missing or stale; run the graph stage")
+    fingerprint = stable_hash(model, bm25.TOKENIZER_VERSION, staged["fingerprint"], *identity)
+    current = published.published_manifest(home, source)
+    base = home.index_dir(source.connector, source.name)
+    if current and current.get("fingerprint") == fingerprint:
+        return {
+            **current,
+            "unchanged": True,
+            "table_version": current["versions"]["chunks"],
+            "bytes": published.dir_bytes(base),
+        }
+    store.compact()  # before the versions are pinned (see Store.compact)
+    table = store.rows("chunks", source.name, ["chunk_id", "index_text"]).to_pydict()
+    text_of = dict(zip(table["chunk_id"], table["index_text"]))
+    ids = staged["ids"]  # graph node order: row i of the index is node i of the graph
+    texts = [text_of[c] for c in ids]
+    versions = store.versions()
+    progress.report("index", source.name, 0, 1)
+    target = published.new_version(base)
+    if ids:
+        bm25.save(bm25.build(texts), target / published.BM25_DIR)
+    target.mkdir(parents=True, exist_ok=True)
+    link_staged_graph(home, source, target)
+    published.write_chunk_ids(target, ids)
+    documents = store.table("documents").count_rows(f"source = {lit(source.name)}")
+    manifest = {
+        "source": source.name,
+        "connector": source.connector,
+        "model": model,
+        "dim": embedding.spec(model).dim,
+        "documents": documents,
+        "chunks": len(ids),
+        "store_bytes": _store_bytes(store, source.name),
+        "versions": versions,
+        "tokenizer": bm25.TOKENIZER_VERSION,
+        "fingerprint": fingerprint,
+        "graph": {k: staged[k] for k in ("profile", "recall_at_10", "bytes", "mode")},
+        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    published.write_manifest(target, manifest)
+    store.publish(source.name)
+    published.swap_current(target)
+    retain(store, home, source)
+    progress.report("index", source.name, 1, 1)
+    return {
+        **manifest,
+        "unchanged": False,
+        "index_dir": str(target),
+        "bytes": published.dir_bytes(base),
+        "table_version": versions["chunks"],
+        "preview": preview([(c, "", t) for c, t in list(zip(ids, texts))[:PREVIEW_ROWS]]),
+    }
+
+
+def _store_bytes(store: Store, source: str) -> int:
+    """This source's share of the LanceDB tables: the bytes of its rows as Arrow holds them."""
+    return sum(store.rows(name, source).nbytes for name in ("documents", "chunks", "embeddings"))

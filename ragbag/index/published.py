@@ -1,0 +1,297 @@
+"""The published index of a source: what search reads, and the one owner of its on-disk layout.
+
+A source's index directory holds numbered versions and a ``current`` symlink naming the one
+search reads::
+
+    current -> vN              swapped in one rename (``swap_current``): a reader sees the old
+                               version or the new one, never half of either
+    vN/manifest.json           what the version was built from, with the table versions it pins
+    vN/chunk_ids.json          the index's rows in order: row i of bm25/ is node i of graph/
+    vN/.chunk_ids.sha256       chunk_ids.json's hash when it was published (its seal)
+    vN/bm25/                   the keyword index
+    vN/graph/                  the proximity graph
+    vN/.superseded             in a replaced version: its mtime is when it was replaced
+
+The build writes a version and swaps ``current``; search, the agent's tools, the checks and the
+CLI read it through this module, so none of them has to import the build to find its files.
+A version found incomplete or inconsistent is a ``DamagedIndex`` that names the source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragbag.core.errors import DamagedIndex
+from ragbag.core.home import Home, Source
+from ragbag.index import graph
+from ragbag.index.store import PUBLISHED as PUBLISHED_TABLES
+from ragbag.index.store import Store
+
+CURRENT = "current"
+MANIFEST = "manifest.json"
+CHUNK_IDS = "chunk_ids.json"
+BM25_DIR = "bm25"
+GRAPH_DIR = "graph"
+# A version a publish superseded stays readable this long: a search that followed ``current``
+# just before the swap is still reading its files (a big source's load takes seconds). A later
+# publish deletes it after that; a reader slower still re-reads ``current`` (``ragbag.search.snapshot.load``).
+SUPERSEDED_GRACE_S = 120.0
+SUPERSEDED = ".superseded"  # in a version directory: its mtime is when it was superseded
+_SEAL = ".chunk_ids.sha256"  # in a version directory: chunk_ids.json's hash when it was published
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def current_link(base: Path) -> Path:
+    """The ``current`` symlink of a source's index directory ``base``."""
+    return base / CURRENT
+
+
+def current_version(base: Path, source: str) -> str | None:
+    """The version directory ``current`` names (None when the source was never published)."""
+    try:
+        return os.readlink(current_link(base))
+    except FileNotFoundError:
+        return None
+    except OSError:
+        raise DamagedIndex(source, f"{current_link(base)} is not a link to a version") from None
+
+
+def published_manifest(home: Home, source: Source, store: Store | None = None) -> dict[str, Any] | None:
+    """The manifest of what search reads for this source; None when it was never built or its
+    published index is damaged: a damaged index is never "unchanged", so the next publish
+    replaces it (``published`` says what is wrong). ``store``: an open one to check with."""
+    try:
+        return published(home, source, store)
+    except DamagedIndex:
+        return None
+
+
+def published(home: Home, source: Source, store: Store | None = None) -> dict[str, Any] | None:
+    """The manifest of the source's published index once its files and the table versions it
+    pins are checked to be there (None: never built). A ``DamagedIndex`` says what is not."""
+    base = home.index_dir(source.connector, source.name)
+    key = current_version(base, source.name)
+    if key is None:
+        return None
+    manifest, _ = check_version(base / key, source.name)
+    _check_tables(store or Store(home.lance_uri), manifest, source.name)
+    return manifest
+
+
+def check_version(directory: Path, source: str) -> tuple[dict[str, Any], list[str]]:
+    """A published version's manifest and chunk ids (the index's rows in order), once the files
+    search reads are there and agree; cheap (no index is loaded), so status checks every source."""
+    if not directory.is_dir():
+        raise DamagedIndex(source, f"`current` points at {directory.name}, which is missing")
+    manifest = _json_file(directory / MANIFEST, source)
+    if not isinstance(manifest, dict) or not _manifest_complete(manifest):
+        raise DamagedIndex(source, f"{MANIFEST} lacks the fields search needs")
+    ids = _json_file(directory / CHUNK_IDS, source, sealed=True)
+    if not isinstance(ids, list) or len(ids) != manifest["chunks"] or not all(isinstance(c, str) for c in ids):
+        raise DamagedIndex(source, f"{CHUNK_IDS} does not list the {manifest['chunks']} chunks of {MANIFEST}")
+    needed = [f"{BM25_DIR}/tokenizer.json"] if ids else []
+    if "graph" in manifest:  # published since the graph stage exists
+        needed.append(f"{GRAPH_DIR}/{graph.META}")
+    for rel in needed:
+        if not (directory / rel).is_file():
+            raise DamagedIndex(source, f"{rel.split('/')[0]}/ of {directory.name} is missing or incomplete")
+    if ids:
+        _check_whole(directory / BM25_DIR, source)
+    return manifest, ids
+
+
+def current_chunk_ids(base: Path) -> list[str]:
+    """The chunk ids ``current`` lists, unchecked ([] when the source was never published)."""
+    current = current_link(base)
+    return json.loads((current / CHUNK_IDS).read_text()) if current.exists() else []
+
+
+def pinned_at(base: Path) -> datetime | None:
+    """When the current version's table versions were pinned (its build, or its last
+    republish), from its manifest alone; None when it was never built or cannot be read."""
+    try:
+        manifest = json.loads((current_link(base) / MANIFEST).read_text())
+        return datetime.fromisoformat(manifest.get("pinned_at") or manifest["built_at"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def first_damage(home: Home) -> DamagedIndex | None:
+    """The damage of the first registered source whose published index is damaged: what a
+    failure that surfaced elsewhere (a tool reading index files itself) most likely was."""
+    store = None
+    for source in home.sources().values():
+        try:
+            if current_version(home.index_dir(source.connector, source.name), source.name) is None:
+                continue
+            store = store or Store(home.lance_uri)
+            published(home, source, store)
+        except DamagedIndex as e:
+            return e
+    return None
+
+
+def dir_bytes(path: Path) -> int:
+    """Bytes of the files under path, a hard-linked file (staged and published graph) once."""
+    seen: dict[tuple[int, int], int] = {}
+    for p in path.rglob("*"):
+        if p.is_file() and not p.is_symlink():
+            st = p.stat()
+            seen[(st.st_dev, st.st_ino)] = st.st_size
+    return sum(seen.values())
+
+
+def _check_whole(folder: Path, source: str) -> None:
+    """No array or JSON file in ``folder`` is cut short (a crash or a full disk mid-copy): arrays
+    are mapped, not read, and JSON is looked at only at its end, so this stays cheap."""
+    for path in sorted(folder.iterdir()):
+        try:
+            if path.suffix == ".npy":
+                np.load(path, mmap_mode="r")
+            elif path.suffix == ".json":
+                with path.open("rb") as f:
+                    f.seek(max(0, path.stat().st_size - 64))
+                    whole = f.read().rstrip()[-1:] in (b"}", b"]")
+                if not whole:
+                    raise ValueError("cut short")
+        except (OSError, ValueError):
+            where = f"{folder.name}/{path.name} of {folder.parent.name}"
+            raise DamagedIndex(source, f"{where} is unreadable (cut short?)") from None
+
+
+def _json_file(path: Path, source: str, sealed: bool = False) -> Any:
+    """A published JSON file, parsed; ``sealed``: it must still hash as it did when published."""
+    try:
+        raw = path.read_bytes()
+        if sealed and _digest(raw) != _sealed_digest(path.parent, raw):
+            raise DamagedIndex(source, f"{path.name} of {path.parent.name} differs from what was published")
+        return json.loads(raw)
+    except FileNotFoundError:
+        raise DamagedIndex(source, f"{path.name} of {path.parent.name} is missing") from None
+    except (OSError, ValueError):
+        raise DamagedIndex(source, f"{path.name} of {path.parent.name} is unreadable (cut short?)") from None
+
+
+def _digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def _sealed_digest(version: Path, raw: bytes) -> str:
+    """The hash chunk_ids.json had when its version was published (a version published before
+    seals existed vouches for whatever it holds)."""
+    try:
+        return (version / _SEAL).read_text().strip()
+    except FileNotFoundError:
+        return _digest(raw)
+
+
+def _manifest_complete(manifest: dict[str, Any]) -> bool:
+    versions = manifest.get("versions")
+    return (
+        isinstance(versions, dict)
+        and all(isinstance(versions.get(t), int) for t in PUBLISHED_TABLES)
+        and isinstance(manifest.get("chunks"), int)
+        and isinstance(manifest.get("dim"), int)
+        and isinstance(manifest.get("model"), str)
+    )
+
+
+def _check_tables(store: Store, manifest: dict[str, Any], source: str) -> None:
+    missing = store.missing_pin(source, manifest["versions"])
+    if missing:
+        raise DamagedIndex(source, missing)
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def new_version(base: Path) -> Path:
+    """Where a new version of the source's index is written (not created yet); nothing reads it
+    until ``swap_current`` names it."""
+    return base / f"v{int(time.time() * 1000)}"
+
+
+def write_chunk_ids(version: Path, ids: list[str]) -> None:
+    (version / CHUNK_IDS).write_text(json.dumps(ids))
+
+
+def write_manifest(version: Path, manifest: dict[str, Any]) -> None:
+    (version / MANIFEST).write_text(json.dumps(manifest, indent=1))
+
+
+def link_tree(src: Path, dst: Path, skip: frozenset[str] = frozenset()) -> None:
+    """Hard-link a directory's files (those not named in ``skip``) into a version: a staged
+    index is published without a copy (copied only across devices)."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for f in src.iterdir():
+        if f.name in skip:
+            continue
+        try:
+            os.link(f, dst / f.name)
+        except OSError:
+            shutil.copy2(f, dst / f.name)
+
+
+def copy_current(base: Path) -> Path:
+    """A new version holding the current one's files (hard links: no copy) but no manifest: the
+    caller writes a new one (a link to the old manifest is replaced, never edited)."""
+    version = new_version(base)
+    shutil.copytree(current_link(base), version, copy_function=os.link)
+    (version / MANIFEST).unlink()
+    return version
+
+
+def swap_current(version: Path) -> None:
+    """Point ``current`` at the new version in one rename. The versions it supersedes are not
+    deleted now: a search may have followed ``current`` a moment ago and still be reading
+    them. Each is stamped when first superseded and deleted by a later swap once
+    ``SUPERSEDED_GRACE_S`` has passed (removing the source deletes them all at once)."""
+    base, name = version.parent, version.name
+    if (version / CHUNK_IDS).exists():
+        _seal(version)
+    tmp = base / ".current.tmp"
+    tmp.unlink(missing_ok=True)
+    os.symlink(name, tmp)
+    os.replace(tmp, current_link(base))
+    now = time.time()
+    for old in base.iterdir():
+        if old.name == name or old.is_symlink() or not old.is_dir() or not old.name.startswith("v"):
+            continue
+        since = _superseded_at(old)
+        if since is None:
+            _mark_superseded(old)  # the version just replaced, or one a killed publish left
+        elif now - since >= SUPERSEDED_GRACE_S:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _seal(version: Path) -> None:
+    """Record chunk_ids.json's hash: the index rows are in its order, and a copy of another
+    version's (same length, other ids or order) would otherwise pass as sound."""
+    tmp = version / f"{_SEAL}.tmp"
+    tmp.write_text(_digest((version / CHUNK_IDS).read_bytes()))
+    os.replace(tmp, version / _SEAL)  # a new file: a version made of hard links keeps its own
+
+
+def _superseded_at(version: Path) -> float | None:
+    try:
+        return (version / SUPERSEDED).stat().st_mtime
+    except OSError:
+        return None
+
+
+def _mark_superseded(version: Path) -> None:
+    try:
+        (version / SUPERSEDED).touch()
+    except OSError:
+        pass  # unwritable: it stays until `ragbag remove`, which is better than pulling it from a reader

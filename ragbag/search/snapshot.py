@@ -1,0 +1,201 @@
+"""One source's published index, loaded for search: rows, vectors, keyword index and graph.
+
+Reads what the last completed build of a source published (``ragbag.index.published`` owns
+that layout: pinned LanceDB versions plus the BM25 and graph files), without Dagster running.
+A loaded snapshot stays in memory and is reloaded only when a newer build is published, so a
+notebook, the MCP server or an agent pays for loading once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ragbag.core.errors import DamagedIndex, RagbagError
+from ragbag.core.home import Home
+from ragbag.index import bm25, graph, hnsw, published
+from ragbag.index.compact.graph import Compact, attach_rows
+from ragbag.index.store import Store
+
+# A fast source below this many chunks is searched exactly (a matrix product is as quick as the
+# graph there and has perfect recall); above it, and unfiltered, through its HNSW graph.
+EXACT_BELOW = 20_000
+# A publish may swap a source's ``current`` while ``load`` reads the version it named. That
+# version stays for ``published.SUPERSEDED_GRACE_S``; a read slower than that, which finds files
+# gone, follows ``current`` again, this many times in all, before it calls the index damaged.
+LOAD_ATTEMPTS = 3
+_FIELDS = (
+    "chunk_id",
+    "doc_id",
+    "source",
+    "connector",
+    "uri",
+    "title",
+    "text",
+    "ordinal",
+    "start",
+    "end",
+    "date",
+    "created_at",
+    "updated_at",
+    "metadata",
+)
+_WORDS = re.compile(r"\w+")
+
+
+@dataclass
+class Snapshot:
+    """One published source, in memory: rows, vectors and keyword index, aligned by row."""
+
+    key: str
+    manifest: dict[str, Any]
+    rows: pd.DataFrame
+    records: list[dict[str, Any]]
+    vectors: np.ndarray
+    keyword: Any
+    dates: np.ndarray  # datetime64[us] UTC, NaT where unknown
+    by_doc: dict[str, list[int]]  # rows of each document in reading order
+    graph: Any = None  # a Compact graph, a faiss index, or None (exact search only)
+    store: Store | None = None  # the Store it was read from (for columns read only when needed)
+    twins: dict[int, list[int]] = field(default_factory=dict)  # fast graph: a node's row -> rows of its text
+    _words: dict[int, frozenset[str]] = field(default_factory=dict)
+    _indexed: dict[str, tuple[str, str]] | None = None
+
+    def words(self, j: int) -> frozenset[str]:
+        """The lower-cased word set of row j (for near-duplicate collapsing), memoised."""
+        if j not in self._words:
+            self._words[j] = frozenset(_WORDS.findall(self.records[j]["text"].lower()))
+        return self._words[j]
+
+    def index_text(self, j: int) -> tuple[str, str]:
+        """(content hash, the text as embedded: title line + chunk) of row j. Read from the
+        published chunks on first use: only reranking and compact recomputing need them."""
+        rec = self.records[j]
+        if "index_text" in rec:
+            return rec["content_hash"], rec["index_text"]
+        if self._indexed is None:
+            assert self.store is not None
+            t = self.store.published_rows(
+                "chunks", rec["source"], self.manifest["versions"]["chunks"], ["chunk_id", "content_hash", "index_text"]
+            ).to_pydict()
+            self._indexed = {c: (h, x) for c, h, x in zip(t["chunk_id"], t["content_hash"], t["index_text"])}
+        return self._indexed[rec["chunk_id"]]
+
+
+_loaded: dict[tuple[str, str], Snapshot] = {}
+
+
+def load(home: Home, connector: str, source: str) -> Snapshot | None:
+    """The published snapshot of a source (None: never built), from memory when it has not been
+    rebuilt since. An index that cannot be read is a ``DamagedIndex`` naming the source and the
+    rebuild that repairs it, unless a publish swapped versions meanwhile: then the new one is read
+    (``LOAD_ATTEMPTS``)."""
+    base = home.index_dir(connector, source)
+    cache_key = (str(home.root), source)
+    failure: DamagedIndex | None = None
+    for _ in range(LOAD_ATTEMPTS):
+        key = published.current_version(base, source)
+        if key is None:
+            return None
+        cached = _loaded.get(cache_key)
+        if cached is not None and cached.key == key:
+            return cached
+        try:
+            snap = _read(home, source, base / key, key)
+        except DamagedIndex as e:
+            if published.current_version(base, source) == key:
+                raise  # still what search is told to read: really damaged
+            failure = e
+            continue
+        _loaded[cache_key] = snap
+        return snap
+    assert failure is not None
+    raise failure
+
+
+def published_anywhere(home: Home) -> bool:
+    """Whether any registered source has ever been published (its ``current`` exists)."""
+    return any(published.current_link(home.index_dir(s.connector, n)).exists() for n, s in home.sources().items())
+
+
+def forget() -> None:
+    """Drop every loaded snapshot: the next load reads from disk, as a fresh process does."""
+    _loaded.clear()
+
+
+def _read(home: Home, source: str, directory: Path, key: str) -> Snapshot:
+    """One published version in memory; anything that keeps it from being read is damage."""
+    manifest, ids = published.check_version(directory, source)
+    try:
+        return _snapshot(home, source, directory, key, manifest, ids)
+    except RagbagError:
+        raise
+    except Exception as e:  # a file cut short or gone, a table version cleaned up, …
+        raise DamagedIndex(source, _reason(e, directory)) from e
+
+
+def _reason(error: Exception, directory: Path) -> str:
+    if isinstance(error, FileNotFoundError) and error.filename:
+        path = Path(error.filename)
+        return f"{path.relative_to(directory.parent) if path.is_relative_to(directory.parent) else path} is missing"
+    if isinstance(error, (OSError, ValueError)):  # LanceDB's "Version 10 no longer exists", …
+        return str(error)[:300]
+    return f"{type(error).__name__}: {str(error)[:300]}"
+
+
+def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict[str, Any], ids: list[str]) -> Snapshot:
+    store = Store(home.lance_uri)
+    versions = manifest["versions"]
+    graph_dir = directory / published.GRAPH_DIR
+    g = None
+    # A small fast source is searched exactly, so its HNSW file is not even read (nor faiss
+    # imported): a cold `ragbag search` stays quick.
+    if graph_dir.exists() and (len(ids) >= EXACT_BELOW or graph.profile_of(graph_dir) == "compact"):
+        g, _ = graph.load(graph_dir, manifest["model"], manifest["dim"])
+    compact = isinstance(g, Compact)
+    # A compact source stores no vectors: keep what recomputing them needs instead.
+    fields = [*_FIELDS, *(["content_hash"] if g is not None else []), *(["index_text"] if compact else [])]
+    rows = store.published_rows("chunks", source, versions["chunks"], fields).to_pandas()
+    unknown = len(set(ids) - set(rows["chunk_id"]))
+    if unknown:
+        raise DamagedIndex(
+            source,
+            f"chunk_ids.json names {unknown} chunks the chunks table (version {versions['chunks']}) does not hold",
+        )
+    rows = rows.set_index("chunk_id").loc[ids].reset_index() if ids else rows
+    if isinstance(g, Compact):
+        attach_rows(g, rows["content_hash"].tolist())  # rows with one text share a node
+        vectors = np.zeros((0, manifest["dim"]), np.float32)
+    else:
+        emb = store.published_rows("embeddings", source, versions["embeddings"], ["chunk_id", "vector"])
+        vectors = _vectors(emb, ids, manifest["dim"])
+    records = []
+    for r in rows.to_dict("records"):
+        meta = json.loads(r["metadata"] or "{}")
+        r["metadata"] = meta
+        for f in ("date", "created_at", "updated_at"):
+            r[f] = None if pd.isna(r[f]) else r[f].to_pydatetime()
+        records.append({**meta, **r})
+    keyword = bm25.load(directory / published.BM25_DIR) if ids else None
+    dates = rows["date"].to_numpy(dtype="datetime64[us]") if ids else np.zeros(0, "datetime64[us]")
+    by_doc: dict[str, list[int]] = {}
+    for j in sorted(range(len(records)), key=lambda j: (records[j]["doc_id"], records[j]["ordinal"])):
+        by_doc.setdefault(records[j]["doc_id"], []).append(j)
+    twins = hnsw.twins(rows["content_hash"].tolist()) if g is not None and not compact else {}
+    return Snapshot(key, manifest, rows, records, vectors, keyword, dates, by_doc, g, store, twins)
+
+
+def _vectors(emb: Any, ids: list[str], dim: int) -> np.ndarray:
+    if not ids:
+        return np.zeros((0, dim), dtype=np.float32)
+    col = emb.column("vector").combine_chunks()
+    flat = np.asarray(col.flatten().to_numpy(zero_copy_only=False), dtype=np.float32)
+    matrix = flat.reshape(len(col), dim)
+    pos = {c: i for i, c in enumerate(emb.column("chunk_id").to_pylist())}
+    return np.ascontiguousarray(matrix[[pos[c] for c in ids]])

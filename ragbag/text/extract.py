@@ -1,0 +1,94 @@
+"""Plain text from formatted documents: an HTML page's main text (files, mail bodies, calendar
+descriptions) and a PDF's pages."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from bs4 import BeautifulSoup, Comment, NavigableString
+
+from ragbag.text.unreadable import Unreadable, one_line
+
+PAGE_BREAK = "\f"  # between a PDF's pages, so chunks can cite the pages they come from
+_DROP_TAGS = ["script", "style", "nav", "header", "footer", "aside", "noscript", "form", "svg", "template", "iframe"]
+_BLOCK_TAGS = [
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "li",
+    "ul",
+    "ol",
+    "dl",
+    "dt",
+    "dd",
+    "table",
+    "tr",
+    "blockquote",
+    "pre",
+    "figure",
+    "figcaption",
+    "hr",
+    "details",
+]
+
+
+def html_text(html: str) -> tuple[str, str]:
+    """(title, main text) of a page: headings become '#' lines so prose chunking cuts at them."""
+    soup = BeautifulSoup(html, "html.parser")
+    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    for tag in soup.find_all(_DROP_TAGS + ["title", "head"]):
+        if _is_noise(tag):
+            tag.decompose()
+    for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
+        comment.extract()
+    articles = soup.find_all("article")
+    root = soup.find("main") or (articles[0] if len(articles) == 1 else None) or soup.body or soup
+    for node in root.find_all(string=True):
+        if not node.find_parent("pre"):
+            node.replace_with(NavigableString(re.sub(r"\s+", " ", str(node))))
+    for tag in root.find_all(["h1", "h2", "h3", "h4", "h5", "h6"]):
+        heading = tag.get_text(" ", strip=True)
+        if not title and tag.name == "h1":
+            title = heading
+        tag.replace_with(f"\n\n{'#' * int(tag.name[1])} {heading}\n\n" if heading else "")
+    for tag in root.find_all("br"):
+        tag.replace_with("\n")
+    for tag in root.find_all(_BLOCK_TAGS):
+        tag.insert_before("\n\n")
+        tag.insert_after("\n\n")
+    text = re.sub(r"[ \t]*\n\n[ \t]*", "\n\n", root.get_text())
+    text = re.sub(r"[ \t]+\n", "\n", text)
+    return title, re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+
+
+def _is_noise(tag) -> bool:
+    """Page furniture, unless it wraps the content itself (ASP.NET puts the whole body in a
+    <form>) or belongs to it (an article's own <header> holds its title)."""
+    if tag.decomposed or tag.find(["main", "article"]):
+        return False
+    if tag.name in ("header", "footer") and tag.find_parent(["main", "article"]):
+        return False
+    return tag.name != "form" or not tag.find(["p", "h1", "h2"])
+
+
+def pdf_text(data: bytes, meta: dict) -> tuple[str, str]:
+    """(title, text) of a PDF, one form feed between pages (``meta["pages"]``: their number); any
+    parser failure raises :class:`Unreadable`."""
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise Unreadable("encrypted PDF")
+        pages = [(p.extract_text() or "").replace(PAGE_BREAK, "\n") for p in reader.pages]
+        info = reader.metadata
+        title = str(info.get("/Title") or "").strip() if info else ""
+    except Unreadable:
+        raise
+    except Exception as exc:  # pypdf raises many kinds on damaged files
+        raise Unreadable(f"unreadable PDF: {one_line(exc)}") from None
+    meta["pages"] = len(pages)
+    return title, PAGE_BREAK.join(pages)
