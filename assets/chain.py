@@ -23,6 +23,7 @@ from ragbag.core import leases
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
 from ragbag.index import graph
+from ragbag.index.published import home_model
 from ragbag.index.store import Store
 
 # The publish step's asset key. It says bm25 because the keyword index was once all the last
@@ -173,7 +174,7 @@ def connector_chain(
         make(
             "chunks",
             "documents",
-            lambda st, h, s: chunk.chunk(st, s, module.spans, h.model),
+            lambda st, h, s: chunk.chunk(st, s, module.spans, home_model(h)),
             "Token-bounded chunks; only changed documents are re-chunked.",
         ),
         make(
@@ -182,24 +183,24 @@ def connector_chain(
             lambda st, h, s: embed.embed(
                 st,
                 s,
-                h.model,
+                home_model(h),
                 pending=embed.pending_path(h, s),
                 restore=graph_stage.was_compact(h, s),
-                in_graph=graph_stage.reusable_node_texts(h, s, h.model),
+                in_graph=graph_stage.reusable_node_texts(h, s, home_model(h)),
             ),
             "Chunk vectors; only new content is embedded (cache keyed by model + hash).",
         ),
         make(
             "graph",
             "embeddings",
-            lambda st, h, s: graph_stage.build_graph(st, h, s, h.model),
+            lambda st, h, s: graph_stage.build_graph(st, h, s, home_model(h)),
             "Proximity graph: HNSW over kept vectors (fast) or a hub-pruned graph with PQ codes "
             "and the vectors dropped (compact).",
         ),
         make(
             PUBLISH,
             "graph",
-            lambda st, h, s: publish.publish(st, h, s, h.model),
+            lambda st, h, s: publish.publish(st, h, s, home_model(h)),
             "Publishes this build to search: builds the keyword index (BM25) and swaps it in with "
             "the staged graph as the version search reads.",
         ),

@@ -1,7 +1,10 @@
 """ragbag: RAG everything, local-first.
 
-The engine package. It imports no Dagster: connectors feed it Documents, the assets in
-``assets/`` drive its stages, and ``ragbag.search.query`` reads what they materialised.
+The engine in layers, bottom-up: ``core`` → ``text``, ``models`` → ``index`` → ``connectors`` →
+``build``, ``search`` → ``answer`` → ``assets`` → ``pipelines`` → ``apps`` (docs/architecture.md;
+tests/test_layers.py holds every import to it). Dagster lives in ``assets``, ``pipelines`` and
+``apps`` only; the connectors, assets and pipelines install here from the checkout's top-level
+folders.
 """
 
 from __future__ import annotations

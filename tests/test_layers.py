@@ -168,3 +168,18 @@ def test_every_package_is_installed():
         for init in folder.rglob("__init__.py"):
             found.add(".".join(("ragbag", layer, *init.parent.relative_to(folder).parts)))
     assert found == listed, f"unlisted: {sorted(found - listed)}; listed but absent: {sorted(listed - found)}"
+
+
+def test_the_cli_starts_without_heavy_imports():
+    """Every command is registered at start-up, so a module of apps/cli that imports the index,
+    the models or Dagster at its top would make `ragbag add` and `ragbag --help` pay for them."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, ragbag.apps.cli.main\n"
+        "heavy = [m for m in ('numpy', 'pyarrow', 'lancedb', 'faiss', 'torch', 'dagster') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "", f"imported at CLI start-up: {out.stdout.strip()}"

@@ -15,6 +15,7 @@ from conftest import materialize_source, write
 
 from ragbag.build.retention import remove
 from ragbag.core.errors import RagbagError
+from ragbag.index.published import home_model
 from ragbag.index.store import Store
 from ragbag.models import embedding
 from ragbag.models.bert_numpy import encoder
@@ -219,11 +220,11 @@ def test_switching_the_embedding_model_rebuilds_everything_with_it(built, home, 
     from conftest import cli
 
     # The default, multilingual model understands a Chinese paraphrase in vector mode.
-    assert home.model == "multilingual-e5-small"
+    assert home_model(home) == "multilingual-e5-small"
     hits = query.search("在黄山乘坐索道看云海", home=home, k=1, mode="vector")
     assert os.path.basename(hits.iloc[0]["uri"]) == "huangshan.txt"
     cli("config", "set", "embedding.model", "all-MiniLM-L6-v2")
-    assert home.model == "all-MiniLM-L6-v2"
+    assert home_model(home) == "all-MiniLM-L6-v2"
     with pytest.raises(RagbagError, match="rebuild"):
         query.search("faucet", home=home)
     meta = materialize_source(home, instance, "notes")

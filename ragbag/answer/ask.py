@@ -22,6 +22,7 @@ from ragbag.answer import citations, llm, prompts
 from ragbag.answer.citations import Block
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
+from ragbag.index.published import home_model
 from ragbag.search.request import SearchRequest
 
 DEFAULT_MIN_SCORE = 0.1
@@ -69,7 +70,7 @@ def floor(home: Home, mode: str, min_score: float | None = None) -> float | None
     if configured is not None:
         return float(configured)
     if mode == "vector":
-        lo, hi = embedding.spec(home.model).cosine_range
+        lo, hi = embedding.spec(home_model(home)).cosine_range
         return round(lo + DEFAULT_MIN_SCORE * (hi - lo), 4)
     return DEFAULT_MIN_SCORE if mode == "hybrid" else None
 

@@ -27,6 +27,7 @@ from ragbag.answer.tool_specs import MAX_CHARS, MAX_K, READ_DEFAULT, ToolError, 
 from ragbag.core.cache import LRU
 from ragbag.core.dates import iso
 from ragbag.core.home import Home
+from ragbag.index.published import home_model
 from ragbag.search import sources
 
 TEXT_CACHE = 16  # documents whose text stays in memory (read → grep → read…)
@@ -168,7 +169,7 @@ class Tools:
         with self._lock:
             loaded = self._all_docs()
             if loaded:
-                embedding.encode_query("warm up", self.home.model)
+                embedding.encode_query("warm up", home_model(self.home))
         return len(loaded)
 
     # -- internals -----------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from ragbag.build.graph_stage import staged_graph, staged_graph_dir
 from ragbag.core.home import Home, Source
 from ragbag.index import graph, published, quality
 from ragbag.index.compact.graph import Compact
+from ragbag.index.published import home_model
 from ragbag.index.store import Store
 from ragbag.models import embedding
 
@@ -63,7 +64,7 @@ def no_orphan_chunks(store: Store, home: Home, source: Source) -> Check:
 def embeddings_match_chunks(store: Store, home: Home, source: Source) -> Check:
     """Every chunk has exactly one vector, from the configured model, of its dimension; no
     vector outlives its chunk."""
-    model = home.model
+    model = home_model(home)
     dim = embedding.spec(model).dim
     chunks = set(store.rows("chunks", source.name, ["chunk_id"]).column("chunk_id").to_pylist())
     emb = store.rows("embeddings", source.name, ["chunk_id", "model", "vector"])
@@ -99,7 +100,7 @@ def graph_matches_chunks(store: Store, home: Home, source: Source) -> Check:
         dangling = quality.dangling(g)
         size = g.n if isinstance(g, Compact) else g.ntotal
         expected = len({h for _, h in pairs})  # one node per distinct text
-    ok = bool(meta) and nodes == pairs and meta.get("model") == home.model and dangling == 0 and size == expected
+    ok = bool(meta) and nodes == pairs and meta.get("model") == home_model(home) and dangling == 0 and size == expected
     return Check(
         "graph_matches_chunks",
         ok,
@@ -145,7 +146,7 @@ def index_matches_chunks(store: Store, home: Home, source: Source) -> Check:
     manifest = published.published_manifest(home, source) or {}
     indexed = set(published.current_chunk_ids(home.index_dir(source.connector, source.name)))
     chunks = set(store.rows("chunks", source.name, ["chunk_id"]).column("chunk_id").to_pylist())
-    ok = indexed == chunks and manifest.get("model") == home.model
+    ok = indexed == chunks and manifest.get("model") == home_model(home)
     return Check(
         "index_matches_chunks",
         ok,

@@ -8,7 +8,6 @@ never loses the registry.
 from __future__ import annotations
 
 import copy
-import json
 import os
 import re
 from collections.abc import Collection
@@ -22,7 +21,7 @@ import yaml
 from ragbag.core import private
 from ragbag.core.errors import RagbagError
 from ragbag.core.private import clear_stale_temporaries, tighten, write_private
-from ragbag.core.settings import DEFAULT_MODEL, KEEP_VERSIONS, check, is_object_store, retention
+from ragbag.core.settings import KEEP_VERSIONS, check, is_object_store, retention
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -154,25 +153,9 @@ class Home:
     def config(self) -> dict[str, Any]:
         return _read_yaml(self.config_file) or {}
 
-    @property
-    def model(self) -> str:
-        """The embedding model this home indexes and queries with."""
-        return (self.config().get("embedding") or {}).get("model") or self._built_model() or DEFAULT_MODEL
-
-    def _built_model(self) -> str | None:
-        """The model of what is already published, when config.yaml names none: a home built
-        before the default model changed keeps its model (and its index) until the user
-        chooses another, instead of being refused as stale."""
-        for manifest in sorted(self.index_root.glob("*/*/current/manifest.json")):
-            try:
-                return json.loads(manifest.read_text()).get("model")
-            except (OSError, ValueError):
-                continue
-        return None
-
     def set_config(self, key: str, value: str) -> None:
         """Set a dotted key in config.yaml. Values this layer can judge are checked here; names of
-        models and graph profiles are checked by ``ragbag.apps.settings`` before they get here."""
+        models and graph profiles are checked by ``ragbag.apps.config`` before they get here."""
         value = check(key, value)
         config = self.config()
         node = config

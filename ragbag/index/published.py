@@ -32,6 +32,7 @@ import numpy as np
 
 from ragbag.core.errors import DamagedIndex
 from ragbag.core.home import Home, Source
+from ragbag.core.settings import DEFAULT_MODEL
 from ragbag.index import graph
 from ragbag.index.store import PUBLISHED as PUBLISHED_TABLES
 from ragbag.index.store import Store
@@ -65,6 +66,24 @@ def current_version(base: Path, source: str) -> str | None:
         return None
     except OSError:
         raise DamagedIndex(source, f"{current_link(base)} is not a link to a version") from None
+
+
+def home_model(home: Home) -> str:
+    """The embedding model a home indexes and queries with: ``embedding.model`` from config.yaml,
+    else the model its published indexes were built with, else the default. A home built before
+    the default model changed keeps its model (and its index) until the user chooses another,
+    instead of being refused as stale."""
+    configured = home.get_config("embedding.model")
+    if configured:
+        return str(configured)
+    for manifest in sorted(home.index_root.glob(f"*/*/{CURRENT}/{MANIFEST}")):
+        try:
+            model = json.loads(manifest.read_text()).get("model")
+        except (OSError, ValueError):
+            continue
+        if model:
+            return str(model)
+    return DEFAULT_MODEL
 
 
 def published_manifest(home: Home, source: Source, store: Store | None = None) -> dict[str, Any] | None:

@@ -25,6 +25,7 @@ from ragbag.index import bm25, hnsw, published
 from ragbag.index.compact.graph import Compact
 from ragbag.index.compact.search import search_compact
 from ragbag.index.params import Params
+from ragbag.index.published import home_model
 from ragbag.models import embedding
 from ragbag.search import filters, fusion, snapshot
 from ragbag.search.fusion import Candidate
@@ -212,7 +213,7 @@ def _neighbours(snap: Snapshot, j: int, n: int) -> list[int]:
 
 
 def _one_model(home: Home, snaps: list[Snapshot]) -> str:
-    configured = home.model
+    configured = home_model(home)
     for s in snaps:
         if s.manifest["model"] != configured:
             raise RagbagError(

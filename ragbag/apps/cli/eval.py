@@ -33,6 +33,7 @@ def eval_cmd(
     """Score retrieval on a dataset: nDCG@10, Recall@10, Recall@100, MRR@10 per mode (home sets:
     hit@10, MRR@10, nDCG@10 per query kind, and how many negatives stay quiet)."""
     from ragbag.apps.eval import datasets as evaluate
+    from ragbag.index.published import home_model
     from ragbag.search.request import MODES
     from ragbag.search.request import rerank_depth as depth
 
@@ -44,7 +45,7 @@ def eval_cmd(
         dataset,
         modes,
         home=home,
-        model=model or Home().model,
+        model=model or home_model(Home()),
         max_queries=max_queries,
         rerank=depth(rerank, rerank_depth),
         min_score=min_score,

@@ -14,10 +14,11 @@ config_app = typer.Typer(help="Per-home settings (config.yaml), e.g. the embeddi
 @config_app.command("set")
 def config_set(key: str = typer.Argument(...), value: str = typer.Argument(...)) -> None:
     """Set a setting, e.g. `ragbag config set embedding.model multilingual-e5-small`."""
-    home = Home()
-    before = home.model
     from ragbag.apps.config import set_setting
+    from ragbag.index.published import home_model
 
+    home = Home()
+    before = home_model(home)
     set_setting(home, key, value)
     console().print(f"{key} = {value}")
     if key == "embedding.model" and value != before and home.sources():
@@ -34,12 +35,17 @@ def config_get(key: str = typer.Argument(...)) -> None:
 @config_app.command("show")
 def config_show() -> None:
     """Print every setting, and the embedding models to choose from."""
-    home = Home()
+    from ragbag.index.published import home_model
     from ragbag.models.embedding import MODELS
 
+    home = Home()
     print(
         jsonout.dumps(
-            {"config": home.config(), "embedding.model": home.model, "models": {n: m.about for n, m in MODELS.items()}},
+            {
+                "config": home.config(),
+                "embedding.model": home_model(home),
+                "models": {n: m.about for n, m in MODELS.items()},
+            },
             indent=2,
         )
     )

@@ -18,6 +18,7 @@ from typing import Any
 
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
+from ragbag.index.published import home_model
 
 MEASURES = ("nDCG@10", "R@10", "R@100", "RR@10")
 
@@ -126,7 +127,7 @@ def run(
     from ragbag.search import query
 
     if mode != "keyword":
-        embedding.prime_queries(list(ds.queries.values()), home.model)
+        embedding.prime_queries(list(ds.queries.values()), home_model(home))
     out: dict[str, dict[str, float]] = {}
     for qid, text in ds.queries.items():
         hits = query.search(text, k=depth, mode=mode, home=home, sources=["eval"], **search_kw)
@@ -191,7 +192,7 @@ def evaluate(
             "dataset": ds.name,
             "documents": len(ds.corpus),
             "queries": len(ds.queries),
-            "model": h.model,
+            "model": home_model(h),
             "chunks": built["chunks"],
             "build_seconds": built["seconds"],
             "chunks_embedded": built["chunks_embedded"],

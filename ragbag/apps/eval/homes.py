@@ -27,6 +27,7 @@ from ragbag.apps.config import set_setting
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.private import temporary_prefix
+from ragbag.index.published import home_model
 
 DEPTH = 10
 MEASURES = ("Success@10", "RR@10", "nDCG@10")
@@ -118,7 +119,7 @@ def run(
     from ragbag.search import query
 
     if mode != "keyword":
-        embedding.prime_queries([q["text"] for q in ds.queries], home.model)
+        embedding.prime_queries([q["text"] for q in ds.queries], home_model(home))
     started = time.time()
     ranking: dict[str, list[tuple[str, str]]] = {}
     quiet: dict[str, bool] = {}
@@ -209,7 +210,7 @@ def evaluate(
             "dataset": ds.name,
             "sources": len(ds.sources),
             "queries": len(ds.queries),
-            "model": h.model,
+            "model": home_model(h),
             **built,
             "search": search_kw,
             "modes": results,
