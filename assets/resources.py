@@ -15,5 +15,5 @@ class RagbagHome(dg.ConfigurableResource):
         """The home, with this process (a step, a sensor, the code location) writing privately
         into it: ragbag's umask and temporary folder, as in the CLI."""
         home = Home(self.root or None)
-        private_process(home)
+        private_process(home.tmp_dir)
         return home.ensure()

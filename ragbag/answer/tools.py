@@ -262,7 +262,18 @@ class Tools:
 
 
 # What list_sources and source_status show of a source's status row (``ragbag.search.sources``).
-LIST_FIELDS = ("source", "connector", "path", "built", "last_build", "documents", "chunks", "model", "store_bytes")
+LIST_FIELDS = (
+    "source",
+    "connector",
+    "path",
+    "built",
+    "damaged",
+    "last_build",
+    "documents",
+    "chunks",
+    "model",
+    "store_bytes",
+)
 STATUS_FIELDS = (*LIST_FIELDS[:-1], "bytes", "path_exists", "options")
 
 # Tools that take ``Tools._lock`` themselves, for as little as they need (or not at all):

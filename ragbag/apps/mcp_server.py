@@ -172,7 +172,7 @@ def serve(home: Home | None = None, allow_build: bool = False, max_chars: int = 
     for noisy in ("mcp", "httpx", "lancedb"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     home = home or Home()
-    private_process(home)  # also when started as a library, not through the CLI
+    private_process(home.tmp_dir)  # also when started as a library, not through the CLI
     backend = Backend(home, allow_build=allow_build, max_chars=max_chars)
     server = make_server(backend)
     log.info("serving %s (build %s)", home.root, "allowed" if allow_build else "off")

@@ -62,7 +62,7 @@ class Home:
             d.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.root, 0o700)
         if private.is_application():
-            private.private_process(self)  # the temporaries' folder exists now
+            private.private_process(self.tmp_dir)  # the temporaries' folder exists now
         if private.first_time(self.root):
             clear_stale_temporaries(self.tmp_dir)
             tighten(self.root)

@@ -15,12 +15,8 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ragbag.core.leases import alive
-
-if TYPE_CHECKING:
-    from ragbag.core.home import Home
 
 _tightened: set[Path] = set()
 
@@ -44,23 +40,20 @@ _TEMPORARY = re.compile(r"^ragbag-[a-z]+-(\d+)-")  # ragbag-<what>-<pid>-…: wh
 _application = False  # whether this process is ragbag's own (see private_process)
 
 
-def private_process(home: Home | None = None) -> None:
+def private_process(tmp_dir: Path) -> None:
     """Make every file this process (and its children) creates owner-only, and put its
     temporaries under the home. For ragbag's own processes only — the CLI, the MCP server, the
     Dagster code location and its step processes call it before they write anything — since it
-    changes the whole process; a library caller's umask and temporary folder stay its own. A
-    home that does not exist yet gets its temporaries when ``ensure`` creates it."""
+    changes the whole process; a library caller's umask and temporary folder stay its own.
+    ``tmp_dir`` is the home's temporaries folder (``Home.tmp_dir``); a home that does not exist
+    yet gets it when ``Home.ensure`` creates the home."""
     global _application
     _application = True
     os.umask(0o077)
-    if home is None:
-        from ragbag.core.home import Home
-
-        home = Home()
-    if home.root.is_dir():
-        home.tmp_dir.mkdir(mode=0o700, exist_ok=True)
-        os.environ["TMPDIR"] = str(home.tmp_dir)
-        tempfile.tempdir = str(home.tmp_dir)
+    if tmp_dir.parent.is_dir():
+        tmp_dir.mkdir(mode=0o700, exist_ok=True)
+        os.environ["TMPDIR"] = str(tmp_dir)
+        tempfile.tempdir = str(tmp_dir)
 
 
 def temporary_prefix(what: str) -> str:

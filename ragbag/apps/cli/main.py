@@ -40,7 +40,7 @@ def main() -> None:
     try:
         home = Home()
         home.check_root()
-        private_process(home)  # owner-only files, temporaries under the home, whatever the command
+        private_process(home.tmp_dir)  # owner-only files, temporaries under the home, whatever the command
         code = app(standalone_mode=False)  # returns typer.Exit's code instead of exiting
     except RagbagError as e:
         _fail(str(e))

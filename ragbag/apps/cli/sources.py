@@ -180,29 +180,16 @@ def remove(name: str = typer.Argument(..., help="The source to remove.")) -> Non
         )
 
 
-# What `ragbag list --json` and `ragbag status --json` show of a source's status row.
-STATUS_FIELDS = (
-    "source",
-    "connector",
-    "path",
-    "path_exists",
-    "built",
-    "damaged",
-    "last_build",
-    "documents",
-    "chunks",
-    "model",
-    "profile",
-    "graph_bytes",
-    "graph_recall_at_10",
-    "bytes",
-)
+# The status-row fields only the MCP tools show (the tables' share alone, the raw options).
+MCP_ONLY_FIELDS = ("store_bytes", "options")
 
 
 def _status_rows(home: Home, name: str | None = None) -> list[dict[str, Any]]:
+    """What `ragbag list --json` and `ragbag status --json` show: every status field but the MCP
+    tools' own, in the rows' order."""
     from ragbag.search import sources
 
-    return sources.statuses(home, name, STATUS_FIELDS)
+    return sources.statuses(home, name, tuple(f for f in sources.FIELDS if f not in MCP_ONLY_FIELDS))
 
 
 def _known_connectors() -> tuple[str, ...]:
