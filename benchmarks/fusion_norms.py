@@ -21,6 +21,7 @@ import numpy as np
 
 from ragbag.apps.eval import datasets as evaluate
 from ragbag.core.home import Home
+from ragbag.index.published import home_model
 from ragbag.models import embedding
 from ragbag.search import query
 
@@ -34,7 +35,7 @@ def lists_of(dataset: str, home: Path) -> tuple[evaluate.Dataset, dict, dict]:
     ds = evaluate.load(EVAL / dataset)
     h = Home(home)
     ids = json.loads((h.root.parent / f"{h.root.name}-corpus" / "ids.json").read_text())
-    embedding.prime_queries(list(ds.queries.values()), h.model)
+    embedding.prime_queries(list(ds.queries.values()), home_model(h))
     lists = {}
     for qid, text in ds.queries.items():
         lists[qid] = {

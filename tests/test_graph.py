@@ -17,6 +17,7 @@ from ragbag.index.compact import build, pack, pq, prune
 from ragbag.index.compact import graph as compact_graph
 from ragbag.index.compact import search as compact_search
 from ragbag.index.params import Params
+from ragbag.index.published import home_model
 from ragbag.index.store import Store
 from ragbag.models import embedding
 from ragbag.search import query
@@ -398,7 +399,7 @@ def test_compact_vectors_really_leave_the_disk(home, instance, tmp_path):
     home.add_source("bulk", "files", str(write(tmp_path / "bulk", files)), known=("files",))
     meta = materialize_source(home, instance, "bulk")
     n = meta["chunks"]["chunks"]
-    raw = n * embedding.spec(home.model).dim * 4
+    raw = n * embedding.spec(home_model(home)).dim * 4
     lance = sum(p.stat().st_size for p in (home.lance_dir / "embeddings.lance").rglob("*") if p.is_file())
     cache = sum(p.stat().st_size for p in (home.lance_dir / "embedding_cache.lance").rglob("*") if p.is_file())
     assert lance < raw / 4, (lance, raw)

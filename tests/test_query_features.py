@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from conftest import materialize_source, write
 
+from ragbag.index.published import home_model
 from ragbag.search import fusion, query
 
 KNOWN = ("files", "code")
@@ -54,7 +55,7 @@ def test_context_merges_neighbouring_chunks_of_the_same_document(home_built):
 def test_min_score_is_a_floor_on_the_mode_score(home_built):
     from ragbag.models import embedding
 
-    lo, hi = embedding.spec(home_built.model).cosine_range
+    lo, hi = embedding.spec(home_model(home_built)).cosine_range
     floor = lo + 0.4 * (hi - lo)  # cosine: a model-specific scale
     hits = query.search("harbour office lease", home=home_built, k=10, mode="vector", min_score=floor)
     assert len(hits) >= 1 and (hits["score"] >= floor).all()

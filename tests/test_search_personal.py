@@ -9,6 +9,7 @@ from conftest import cli, materialize_source, platform_env, write
 from conftest import strict_json as strict_loads
 
 from ragbag.core import jsonout
+from ragbag.index.published import home_model
 from ragbag.search import fusion, query
 from ragbag.text import exact
 
@@ -182,7 +183,7 @@ def test_an_english_question_finds_the_german_bill(home, instance, tmp_path):
     box = write(tmp_path / "mail", {"Inbox.mbox": _mbox([GERMAN_BILL, *others])})
     home.add_source("mail", "mail", str(box), known=KNOWN)
     materialize_source(home, instance, "mail")
-    assert home.model == "multilingual-e5-small"  # the default serves mixed-language homes
+    assert home_model(home) == "multilingual-e5-small"  # the default serves mixed-language homes
     hits = query.search("how much extra do I have to pay for electricity this year", home=home, k=3)
     assert "Nachzahlung" in hits.iloc[0]["text"]
 

@@ -13,9 +13,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import cli, strict_json, write
+from conftest import build_in_process, cli, strict_json, write
 
-from ragbag.build import chunk, embed, graph_stage, ingest, publish
 from ragbag.core.errors import DamagedIndex, RagbagError
 from ragbag.core.home import Home
 from ragbag.index import published
@@ -93,22 +92,7 @@ def _says_how_to_repair(message: str) -> None:
 
 def _rebuild(home: Home) -> dict:
     """`ragbag build notes` in-process, stage by stage as assets/chain.py runs them."""
-    from ragbag import connectors
-    from ragbag.index.store import Store
-
-    src, store, files = home.source("notes"), Store(home.lance_uri), connectors.get("files")
-    ingest.ingest(store, home, src, files.read)
-    chunk.chunk(store, src, files.spans, home.model)
-    embed.embed(
-        store,
-        src,
-        home.model,
-        pending=embed.pending_path(home, src),
-        restore=graph_stage.was_compact(home, src),
-        in_graph=graph_stage.reusable_node_texts(home, src, home.model),
-    )
-    graph_stage.build_graph(store, home, src, home.model)
-    return publish.publish(store, home, src, home.model)
+    return build_in_process(home, "notes")
 
 
 @pytest.mark.parametrize("case", list(DAMAGE))

@@ -16,12 +16,11 @@ from pathlib import Path
 
 import anyio
 import pytest
-from conftest import RAGBAG, cli, strict_json, write
+from conftest import RAGBAG, build_in_process, cli, strict_json, write
 from figures import record
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from ragbag import connectors
-from ragbag.build import chunk, embed, graph_stage, ingest, publish, retention
+from ragbag.build import retention
 from ragbag.core.home import Home
 from ragbag.index import bm25
 from ragbag.index import published as published_index
@@ -62,19 +61,7 @@ def publish_change(home: Home) -> str:
     version it published."""
     src = home.source("notes")
     write(Path(src.path), {"lisbon.md": LISBON.format(code=next(_codes))})
-    store, files = Store(home.lance_uri), connectors.get("files")
-    ingest.ingest(store, home, src, files.read)
-    chunk.chunk(store, src, files.spans, home.model)
-    embed.embed(
-        store,
-        src,
-        home.model,
-        pending=embed.pending_path(home, src),
-        restore=graph_stage.was_compact(home, src),
-        in_graph=graph_stage.reusable_node_texts(home, src, home.model),
-    )
-    graph_stage.build_graph(store, home, src, home.model)
-    report = publish.publish(store, home, src, home.model)
+    report = build_in_process(home, "notes")
     assert report["unchanged"] is False
     return Path(report["index_dir"]).name
 
