@@ -19,26 +19,13 @@ RAGBAG = str(Path(sys.executable).parent / "ragbag")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Modules with long end-to-end tests first, longest (``slow(seconds=…)``, measured) first,
-    and in a module its long tests first: `make test` hands tests one at a time to two xdist
-    workers, and a minutes-long test started last would leave one worker idle while it
-    finishes. A module stays in one piece, so a module-scoped fixture (a built home) is built
-    once per worker, not again each time the worker comes back to the module."""
+    """The long end-to-end tests first, longest (``slow(seconds=…)``, measured) first: `make test`
+    hands tests one at a time to two xdist workers, and a minutes-long test started last would
+    leave one worker idle while it finishes."""
 
-    def seconds(item: pytest.Item) -> float | None:
+    def order(item: pytest.Item) -> tuple[bool, float]:
         slow = item.get_closest_marker("slow")
-        return None if slow is None else float(slow.kwargs.get("seconds", 0))
-
-    longest: dict[str, float] = {}
-    for item in items:
-        s = seconds(item)
-        if s is not None:
-            longest[item.nodeid.split("::")[0]] = max(longest.get(item.nodeid.split("::")[0], 0.0), s)
-    position = {item.nodeid: i for i, item in enumerate(items)}
-
-    def order(item: pytest.Item) -> tuple[bool, float, float, int]:
-        module, s = item.nodeid.split("::")[0], seconds(item)
-        return module not in longest, -longest.get(module, 0.0), -(s or 0.0), position[item.nodeid]
+        return slow is None, -(slow.kwargs.get("seconds", 0) if slow else 0)
 
     items.sort(key=order)
 
