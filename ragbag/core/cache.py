@@ -63,10 +63,6 @@ class RowCache:
         self._lru: LRU[str, Any] = LRU(size)
         self._stack = stack
 
-    @property
-    def size(self) -> int:
-        return self._lru.size
-
     def get_many(self, keys: list[str], compute: Callable[[list[int]], Any]) -> Any:
         """The rows of ``keys`` stacked in order; ``compute(positions)`` encodes the missing ones
         (the rows of a matrix, one per position, in order)."""
