@@ -135,7 +135,12 @@ def connector_chain(
             home = ragbag.home()
             step = context.get_step_execution_context().step.key
             with leases.hold(home.lease_dir, context.run_id, step):  # the pool slot's holder
-                return _materialize(context, home)
+                with leases.exclusive(home.writer_lock) as waited:
+                    context.log.debug(f"writers' lock taken after {waited:.2f} s")
+                    try:
+                        return _materialize(context, home)
+                    finally:
+                        context.log.debug("writers' lock released")
 
         def _materialize(context: dg.AssetExecutionContext, home: Home) -> dg.MaterializeResult:
             keys = list(context.partition_keys)

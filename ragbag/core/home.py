@@ -139,6 +139,11 @@ class Home:
         return self.state_dir / "leases"
 
     @property
+    def writer_lock(self) -> Path:
+        """The file every build step locks while it writes the shared tables (see leases)."""
+        return self.lease_dir / "writers.lock"
+
+    @property
     def dagster_home(self) -> Path:
         return self.root / "dagster"
 

@@ -5,11 +5,19 @@ a step whose process is killed never ends, so its slot stays taken and every bui
 the pool waits forever. Each step therefore holds a lease while it runs: a file naming the
 process (pid and start time, so a recycled pid is not mistaken for the holder). Whoever waits
 can tell a dead holder from a slow one and free its slot.
+
+Dagster's pool alone does not make the writers exclusive: on SQLite storage its slot claim reads
+a free slot and then takes it in two statements, so two processes claiming at the same moment
+can both take the one slot (seen once in CI: two `documents` steps overlapped). Each step
+therefore also holds an OS lock on one file of the home while it writes (:func:`exclusive`);
+the kernel drops it with a killed process, so it can never be left behind.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,6 +58,22 @@ def hold(folder: Path, run_id: str, step: str) -> Iterator[Path]:
         yield path
     finally:
         path.unlink(missing_ok=True)
+
+
+@contextmanager
+def exclusive(path: Path) -> Iterator[float]:
+    """Hold an exclusive OS lock on ``path`` while the block runs; yields the seconds waited."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        started = time.monotonic()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield time.monotonic() - started
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def lease_path(folder: Path, run_id: str, step: str) -> Path:

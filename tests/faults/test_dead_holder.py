@@ -103,3 +103,32 @@ def test_the_reaper_sensor_frees_a_dead_steps_slot_and_spares_a_live_one(home):
         held = {s.run_id for s in storage.get_concurrency_info(POOL).claimed_slots}
     assert held == {"live-run"} and "dead-run" in str(result)
     assert [p.name for p in home.lease_dir.glob("*.lease")] == ["live-run.files__embeddings.lease"]
+
+
+def test_the_writers_lock_is_exclusive_and_dies_with_its_holder(home):
+    """Two processes never write the shared tables at once, even when Dagster's SQLite slot
+    claim races; a killed holder's lock is gone at once, with nothing to reap."""
+    import fcntl
+    import sys
+
+    code = (
+        "import sys, time; from pathlib import Path; from ragbag.core import leases\n"
+        "with leases.exclusive(Path(sys.argv[1])):\n"
+        "    print('held', flush=True); time.sleep(600)\n"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", code, str(home.writer_lock)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        fd = os.open(home.writer_lock, os.O_RDWR)
+        try:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            holder.send_signal(signal.SIGKILL)
+            holder.wait(30)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free the moment its holder died
+        finally:
+            os.close(fd)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert oct(home.writer_lock.stat().st_mode & 0o777) == "0o600"
