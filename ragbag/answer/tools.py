@@ -55,6 +55,10 @@ class Tools:
         self._docs: dict[str, _Docs] = {}
         self._texts: LRU[str, str] = LRU(TEXT_CACHE)  # "source\0version\0doc_id" → the document's text
         self._lock = threading.RLock()
+        # Search reads only the published snapshots and the encoder, never the documents table:
+        # it has a lock of its own, so the first search need not wait for the documents (and
+        # LanceDB's import) that ``warm`` loads after it.
+        self._search_lock = threading.Lock()
 
     # -- dispatch ----------------------------------------------------------------------------
     def call(self, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
@@ -77,7 +81,8 @@ class Tools:
         if not query.strip():
             raise ToolError("query is empty")
         request = SearchRequest.from_arguments({"query": query, "k": min(k, MAX_K), **arguments})
-        hits = q.search(request, home=self.home)
+        with self._search_lock:
+            hits = q.search(request, home=self.home)
         rows = [hit_dict(h, rank) for rank, h in enumerate(hits.to_dict("records"), 1)]
         return self._fit(
             {"query": query, "hits": rows}, "hits", "lower k, add filters, or read_file a doc_id for the full text"
@@ -162,15 +167,18 @@ class Tools:
         return sources.status(self.home, self.home.source(source), STATUS_FIELDS)
 
     def warm(self) -> int:
-        """Load every published source's documents and the query encoder now, before the first
-        call needs them (the MCP server does this at start-up); the number of sources loaded."""
+        """Load what the tools read before the first call needs it (the MCP server does this at
+        start-up): first what search reads (the snapshots and the query encoder, which import
+        no LanceDB), then every published source's documents. Returns the sources loaded."""
         from ragbag.models import embedding
+        from ragbag.search import snapshot
 
-        with self._lock:
-            loaded = self._all_docs()
-            if loaded:
+        with self._search_lock:
+            snaps = [snapshot.load(self.home, s.connector, n) for n, s in self.home.sources().items()]
+            if any(snaps):
                 embedding.encode_query("warm up", home_model(self.home))
-        return len(loaded)
+        with self._lock:
+            return len(self._all_docs())
 
     # -- internals -----------------------------------------------------------------------------
     def _fit(self, res: dict[str, Any], key: str, how: str) -> dict[str, Any]:
@@ -278,8 +286,9 @@ STATUS_FIELDS = (*LIST_FIELDS[:-1], "bytes", "path_exists", "options")
 
 # Tools that take ``Tools._lock`` themselves, for as little as they need (or not at all):
 # list_sources/source_status read only the home's files; grep_file locks for the document lookup
-# and matches unlocked, so a pathological regex never holds up the other tools.
-_SELF_LOCKING = frozenset({"list_sources", "source_status", "grep_file"})
+# and matches unlocked, so a pathological regex never holds up the other tools; search holds its
+# own lock, so it never waits for documents being loaded.
+_SELF_LOCKING = frozenset({"list_sources", "source_status", "grep_file", "search"})
 
 
 def hit_dict(h: dict[str, Any], rank: int) -> dict[str, Any]:

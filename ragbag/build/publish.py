@@ -12,6 +12,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import pyarrow as pa
+
 from ragbag.build.graph_stage import chunk_identity, graph_fingerprint, link_staged_graph, staged_graph
 from ragbag.build.preview import ROWS as PREVIEW_ROWS
 from ragbag.build.preview import preview
@@ -47,10 +49,9 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
             "bytes": published.dir_bytes(base),
         }
     store.compact()  # before the versions are pinned (see Store.compact)
-    table = store.rows("chunks", source.name, ["chunk_id", "index_text"]).to_pydict()
-    text_of = dict(zip(table["chunk_id"], table["index_text"]))
     ids = staged["ids"]  # graph node order: row i of the index is node i of the graph
-    texts = [text_of[c] for c in ids]
+    rows = _in_order(store.rows("chunks", source.name, list(published.ROW_FIELDS)), ids)
+    texts = rows.column("index_text").to_pylist()
     versions = store.versions()
     progress.report("index", source.name, 0, 1)
     target = published.new_version(base)
@@ -59,12 +60,17 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
     target.mkdir(parents=True, exist_ok=True)
     link_staged_graph(home, source, target)
     published.write_chunk_ids(target, ids)
+    dim = embedding.spec(model).dim
+    vectors = None
+    if staged["profile"] != "compact":  # a compact source keeps no vectors
+        vectors = published.vectors_in_order(store.rows("embeddings", source.name, ["chunk_id", "vector"]), ids, dim)
+    copy = published.write_rows(target, rows, vectors)
     documents = store.table("documents").count_rows(f"source = {lit(source.name)}")
     manifest = {
         "source": source.name,
         "connector": source.connector,
         "model": model,
-        "dim": embedding.spec(model).dim,
+        "dim": dim,
         "documents": documents,
         "chunks": len(ids),
         "store_bytes": _store_bytes(store, source.name),
@@ -72,6 +78,7 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
         "tokenizer": bm25.TOKENIZER_VERSION,
         "fingerprint": fingerprint,
         "graph": {k: staged[k] for k in ("profile", "recall_at_10", "bytes", "mode")},
+        "rows": copy,
         "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     published.write_manifest(target, manifest)
@@ -87,6 +94,15 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
         "table_version": versions["chunks"],
         "preview": preview([(c, "", t) for c, t in list(zip(ids, texts))[:PREVIEW_ROWS]]),
     }
+
+
+def _in_order(table: pa.Table, ids: list[str]) -> pa.Table:
+    """The rows of ``table`` in the order of ``ids`` (the graph's node order)."""
+    pos = {c: i for i, c in enumerate(table.column("chunk_id").to_pylist())}
+    missing = [c for c in ids if c not in pos]
+    if missing:
+        raise RagbagError(f"the chunks table lacks {len(missing)} chunks the staged graph names; run the graph stage")
+    return table.take(pa.array([pos[c] for c in ids], type=pa.int64()))
 
 
 def _store_bytes(store: Store, source: str) -> int:

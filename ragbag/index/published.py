@@ -10,10 +10,16 @@ search reads::
     vN/.chunk_ids.sha256       chunk_ids.json's hash when it was published (its seal)
     vN/bm25/                   the keyword index
     vN/graph/                  the proximity graph
+    vN/rows.arrow              the chunks' fields search shows, row i = chunk_ids[i] (Arrow IPC)
+    vN/vectors.npy             their vectors, row i = chunk_ids[i] (a fast source; none: compact)
     vN/.superseded             in a replaced version: its mtime is when it was replaced
 
 The build writes a version and swaps ``current``; search, the agent's tools, the checks and the
 CLI read it through this module, so none of them has to import the build to find its files.
+LanceDB stays the store of record; ``rows.arrow`` and ``vectors.npy`` are copies of the pinned
+rows written at publish, so a search opens a source by mapping two files, without importing
+LanceDB (whose import alone is most of a cold search). A version published before they existed
+is read from the tables it pins.
 A version found incomplete or inconsistent is a ``DamagedIndex`` that names the source.
 """
 
@@ -29,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.ipc  # noqa: F401  (pa.ipc)
 
 from ragbag.core.errors import DamagedIndex
 from ragbag.core.home import Home, Source
@@ -42,6 +50,28 @@ MANIFEST = "manifest.json"
 CHUNK_IDS = "chunk_ids.json"
 BM25_DIR = "bm25"
 GRAPH_DIR = "graph"
+ROWS = "rows.arrow"
+VECTORS = "vectors.npy"
+# The chunks' columns ``ROWS`` holds: what search shows and filters on, and what reranking and a
+# compact source's recomputing read (content_hash, index_text).
+ROW_FIELDS = (
+    "chunk_id",
+    "doc_id",
+    "source",
+    "connector",
+    "uri",
+    "title",
+    "text",
+    "ordinal",
+    "start",
+    "end",
+    "date",
+    "created_at",
+    "updated_at",
+    "metadata",
+    "content_hash",
+    "index_text",
+)
 # A version a publish superseded stays readable this long: a search that followed ``current``
 # just before the swap is still reading its files (a big source's load takes seconds). A later
 # publish deletes it after that; a reader slower still re-reads ``current`` (``ragbag.search.snapshot.load``).
@@ -122,11 +152,19 @@ def check_version(directory: Path, source: str) -> tuple[dict[str, Any], list[st
     needed = [f"{BM25_DIR}/tokenizer.json"] if ids else []
     if "graph" in manifest:  # published since the graph stage exists
         needed.append(f"{GRAPH_DIR}/{graph.META}")
+    if manifest.get("rows"):  # published since search reads its own copy of the rows
+        needed.append(ROWS)
+        if manifest["rows"].get("vectors"):
+            needed.append(VECTORS)
     for rel in needed:
         if not (directory / rel).is_file():
-            raise DamagedIndex(source, f"{rel.split('/')[0]}/ of {directory.name} is missing or incomplete")
+            what = rel if "/" not in rel else f"{rel.split('/')[0]}/"
+            raise DamagedIndex(source, f"{what} of {directory.name} is missing or incomplete")
     if ids:
         _check_whole(directory / BM25_DIR, source)
+    for name in (ROWS, VECTORS):
+        if name in needed:
+            _check_file(directory / name, source)
     return manifest, ids
 
 
@@ -172,21 +210,32 @@ def dir_bytes(path: Path) -> int:
 
 
 def _check_whole(folder: Path, source: str) -> None:
-    """No array or JSON file in ``folder`` is cut short (a crash or a full disk mid-copy): arrays
-    are mapped, not read, and JSON is looked at only at its end, so this stays cheap."""
+    """No array, Arrow or JSON file in ``folder`` is cut short (a crash or a full disk mid-copy)."""
     for path in sorted(folder.iterdir()):
-        try:
-            if path.suffix == ".npy":
-                np.load(path, mmap_mode="r")
-            elif path.suffix == ".json":
-                with path.open("rb") as f:
-                    f.seek(max(0, path.stat().st_size - 64))
-                    whole = f.read().rstrip()[-1:] in (b"}", b"]")
-                if not whole:
-                    raise ValueError("cut short")
-        except (OSError, ValueError):
-            where = f"{folder.name}/{path.name} of {folder.parent.name}"
-            raise DamagedIndex(source, f"{where} is unreadable (cut short?)") from None
+        _check_file(path, source)
+
+
+def _check_file(path: Path, source: str) -> None:
+    """A published file is not cut short: arrays are mapped, not read, an Arrow file's footer is
+    read and JSON is looked at only at its end, so this stays cheap."""
+    try:
+        if path.suffix == ".npy":
+            np.load(path, mmap_mode="r")
+        elif path.suffix == ".arrow":
+            pa.ipc.open_file(pa.memory_map(str(path)))
+        elif path.suffix == ".json":
+            with path.open("rb") as f:
+                f.seek(max(0, path.stat().st_size - 64))
+                whole = f.read().rstrip()[-1:] in (b"}", b"]")
+            if not whole:
+                raise ValueError("cut short")
+    except (OSError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
+        where = f"{path.parent.name}/{path.name}" if path.parent.name in (BM25_DIR, GRAPH_DIR) else path.name
+        raise DamagedIndex(source, f"{where} of {_version_of(path).name} is unreadable (cut short?)") from None
+
+
+def _version_of(path: Path) -> Path:
+    return path.parent.parent if path.parent.name in (BM25_DIR, GRAPH_DIR) else path.parent
 
 
 def _json_file(path: Path, source: str, sealed: bool = False) -> Any:
@@ -243,6 +292,42 @@ def new_version(base: Path) -> Path:
 
 def write_chunk_ids(version: Path, ids: list[str]) -> None:
     (version / CHUNK_IDS).write_text(json.dumps(ids))
+
+
+def write_rows(version: Path, rows: pa.Table, vectors: np.ndarray | None) -> dict[str, Any]:
+    """Write search's copy of the rows (``rows`` in chunk_ids order) and, for a fast source,
+    their vectors; returns what the manifest records of them."""
+    with pa.OSFile(str(version / ROWS), "wb") as sink, pa.ipc.new_file(sink, rows.schema) as writer:
+        writer.write_table(rows)
+    if vectors is not None:
+        np.save(version / VECTORS, np.ascontiguousarray(vectors, dtype=np.float32))
+    return {"count": rows.num_rows, "vectors": vectors is not None}
+
+
+def read_rows(version: Path, columns: list[str]) -> pa.Table | None:
+    """Search's copy of a version's rows, memory-mapped (None: published before it existed)."""
+    path = version / ROWS
+    if not path.exists():
+        return None
+    table = pa.ipc.open_file(pa.memory_map(str(path))).read_all()
+    return table.select([c for c in columns if c in table.column_names])
+
+
+def read_vectors(version: Path) -> np.ndarray | None:
+    """A fast version's vectors, memory-mapped (None: a compact one, or published before)."""
+    path = version / VECTORS
+    return np.load(path, mmap_mode="r") if path.exists() else None
+
+
+def vectors_in_order(table: pa.Table, ids: list[str], dim: int) -> np.ndarray:
+    """The ``vector`` column of an embeddings table as one matrix, row i being chunk ``ids[i]``."""
+    if not ids:
+        return np.zeros((0, dim), dtype=np.float32)
+    col = table.column("vector").combine_chunks()
+    flat = np.asarray(col.flatten().to_numpy(zero_copy_only=False), dtype=np.float32)
+    matrix = flat.reshape(len(col), dim)
+    pos = {c: i for i, c in enumerate(table.column("chunk_id").to_pylist())}
+    return np.ascontiguousarray(matrix[[pos[c] for c in ids]])
 
 
 def write_manifest(version: Path, manifest: dict[str, Any]) -> None:

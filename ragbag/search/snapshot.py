@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,9 @@ from ragbag.core.errors import DamagedIndex, RagbagError
 from ragbag.core.home import Home
 from ragbag.index import bm25, graph, hnsw, published
 from ragbag.index.compact.graph import Compact, attach_rows
-from ragbag.index.store import Store
+
+if TYPE_CHECKING:
+    from ragbag.index.store import Store
 
 # A fast source below this many chunks is searched exactly (a matrix product is as quick as the
 # graph there and has perfect recall); above it, and unfiltered, through its HNSW graph.
@@ -30,22 +32,8 @@ EXACT_BELOW = 20_000
 # version stays for ``published.SUPERSEDED_GRACE_S``; a read slower than that, which finds files
 # gone, follows ``current`` again, this many times in all, before it calls the index damaged.
 LOAD_ATTEMPTS = 3
-_FIELDS = (
-    "chunk_id",
-    "doc_id",
-    "source",
-    "connector",
-    "uri",
-    "title",
-    "text",
-    "ordinal",
-    "start",
-    "end",
-    "date",
-    "created_at",
-    "updated_at",
-    "metadata",
-)
+# What a search keeps of each row (index_text is read only when reranking or recomputing).
+_FIELDS = [f for f in published.ROW_FIELDS if f not in ("content_hash", "index_text")]
 _WORDS = re.compile(r"\w+")
 
 
@@ -62,10 +50,11 @@ class Snapshot:
     dates: np.ndarray  # datetime64[us] UTC, NaT where unknown
     by_doc: dict[str, list[int]]  # rows of each document in reading order
     graph: Any = None  # a Compact graph, a faiss index, or None (exact search only)
-    store: Store | None = None  # the Store it was read from (for columns read only when needed)
+    home: Home | None = None  # where it was read from (for columns read only when needed)
     twins: dict[int, list[int]] = field(default_factory=dict)  # fast graph: a node's row -> rows of its text
     _words: dict[int, frozenset[str]] = field(default_factory=dict)
     _indexed: dict[str, tuple[str, str]] | None = None
+    _store: Store | None = None
 
     def words(self, j: int) -> frozenset[str]:
         """The lower-cased word set of row j (for near-duplicate collapsing), memoised."""
@@ -80,12 +69,25 @@ class Snapshot:
         if "index_text" in rec:
             return rec["content_hash"], rec["index_text"]
         if self._indexed is None:
-            assert self.store is not None
-            t = self.store.published_rows(
-                "chunks", rec["source"], self.manifest["versions"]["chunks"], ["chunk_id", "content_hash", "index_text"]
-            ).to_pydict()
+            fields = ["chunk_id", "content_hash", "index_text"]
+            version = self.home.index_dir(rec["connector"], rec["source"]) / self.key if self.home else None
+            table = published.read_rows(version, fields) if version else None
+            if table is None:  # published before search kept its own copy of the rows
+                table = self.store.published_rows("chunks", rec["source"], self.manifest["versions"]["chunks"], fields)
+            t = table.to_pydict()
             self._indexed = {c: (h, x) for c, h, x in zip(t["chunk_id"], t["content_hash"], t["index_text"])}
         return self._indexed[rec["chunk_id"]]
+
+    @property
+    def store(self) -> Store:
+        """The LanceDB store it was published from, opened on first use: only the agent's
+        document tools and versions published before ``rows.arrow`` read the tables."""
+        if self._store is None:
+            assert self.home is not None
+            from ragbag.index.store import Store
+
+            self._store = Store(self.home.lance_uri)
+        return self._store
 
 
 _loaded: dict[tuple[str, str], Snapshot] = {}
@@ -150,8 +152,6 @@ def _reason(error: Exception, directory: Path) -> str:
 
 
 def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict[str, Any], ids: list[str]) -> Snapshot:
-    store = Store(home.lance_uri)
-    versions = manifest["versions"]
     graph_dir = directory / published.GRAPH_DIR
     g = None
     # A small fast source is searched exactly, so its HNSW file is not even read (nor faiss
@@ -161,20 +161,9 @@ def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict
     compact = isinstance(g, Compact)
     # A compact source stores no vectors: keep what recomputing them needs instead.
     fields = [*_FIELDS, *(["content_hash"] if g is not None else []), *(["index_text"] if compact else [])]
-    rows = store.published_rows("chunks", source, versions["chunks"], fields).to_pandas()
-    unknown = len(set(ids) - set(rows["chunk_id"]))
-    if unknown:
-        raise DamagedIndex(
-            source,
-            f"chunk_ids.json names {unknown} chunks the chunks table (version {versions['chunks']}) does not hold",
-        )
-    rows = rows.set_index("chunk_id").loc[ids].reset_index() if ids else rows
+    rows, vectors, store = _rows_and_vectors(home, source, directory, manifest, ids, fields, compact)
     if isinstance(g, Compact):
         attach_rows(g, rows["content_hash"].tolist())  # rows with one text share a node
-        vectors = np.zeros((0, manifest["dim"]), np.float32)
-    else:
-        emb = store.published_rows("embeddings", source, versions["embeddings"], ["chunk_id", "vector"])
-        vectors = _vectors(emb, ids, manifest["dim"])
     records = []
     for r in rows.to_dict("records"):
         meta = json.loads(r["metadata"] or "{}")
@@ -188,14 +177,44 @@ def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict
     for j in sorted(range(len(records)), key=lambda j: (records[j]["doc_id"], records[j]["ordinal"])):
         by_doc.setdefault(records[j]["doc_id"], []).append(j)
     twins = hnsw.twins(rows["content_hash"].tolist()) if g is not None and not compact else {}
-    return Snapshot(key, manifest, rows, records, vectors, keyword, dates, by_doc, g, store, twins)
+    snap = Snapshot(key, manifest, rows, records, vectors, keyword, dates, by_doc, g, home, twins)
+    snap._store = store
+    return snap
 
 
-def _vectors(emb: Any, ids: list[str], dim: int) -> np.ndarray:
-    if not ids:
-        return np.zeros((0, dim), dtype=np.float32)
-    col = emb.column("vector").combine_chunks()
-    flat = np.asarray(col.flatten().to_numpy(zero_copy_only=False), dtype=np.float32)
-    matrix = flat.reshape(len(col), dim)
-    pos = {c: i for i, c in enumerate(emb.column("chunk_id").to_pylist())}
-    return np.ascontiguousarray(matrix[[pos[c] for c in ids]])
+def _rows_and_vectors(
+    home: Home,
+    source: str,
+    directory: Path,
+    manifest: dict[str, Any],
+    ids: list[str],
+    fields: list[str],
+    compact: bool,
+) -> tuple[pd.DataFrame, np.ndarray, Store | None]:
+    """The rows (in chunk_ids order) and vectors of a version: from its own memory-mapped copy,
+    or, for a version published before it kept one, from the LanceDB table versions it pins."""
+    no_vectors = np.zeros((0, manifest["dim"]), np.float32)
+    table = published.read_rows(directory, fields) if manifest.get("rows") else None
+    if table is not None:
+        if table.column("chunk_id").to_pylist() != ids:
+            raise DamagedIndex(source, f"{published.ROWS} of {directory.name} does not hold its chunks in order")
+        vectors = None if compact else published.read_vectors(directory)
+        if not compact and (vectors is None or vectors.shape != (len(ids), manifest["dim"])):
+            raise DamagedIndex(source, f"{published.VECTORS} of {directory.name} does not match its rows")
+        return table.to_pandas(), (no_vectors if vectors is None else vectors), None
+    from ragbag.index.store import Store
+
+    store = Store(home.lance_uri)
+    versions = manifest["versions"]
+    rows = store.published_rows("chunks", source, versions["chunks"], fields).to_pandas()
+    unknown = len(set(ids) - set(rows["chunk_id"]))
+    if unknown:
+        raise DamagedIndex(
+            source,
+            f"chunk_ids.json names {unknown} chunks the chunks table (version {versions['chunks']}) does not hold",
+        )
+    rows = rows.set_index("chunk_id").loc[ids].reset_index() if ids else rows
+    if compact:
+        return rows, no_vectors, store
+    emb = store.published_rows("embeddings", source, versions["embeddings"], ["chunk_id", "vector"])
+    return rows, published.vectors_in_order(emb, ids, manifest["dim"]), store

@@ -70,19 +70,29 @@ def _pin_chunks_at(home: Home, version: int) -> None:
     manifest.write_text(json.dumps(body))
 
 
+# Damage to the files search reads: search, status and a rebuild all notice it.
 DAMAGE = {
     "manifest cut short": lambda h: _cut(_version(h) / "manifest.json"),
     "current points at a missing version": lambda h: shutil.rmtree(_version(h)),
     "bm25 deleted": lambda h: shutil.rmtree(_version(h) / "bm25"),
     "bm25 array cut short": lambda h: _cut(next((_version(h) / "bm25").glob("*.npy"))),
     "graph deleted": lambda h: shutil.rmtree(_version(h) / "graph"),
-    "chunks table deleted": lambda h: shutil.rmtree(h.lance_dir / "chunks.lance"),
-    "chunks version cleaned up": lambda h: _pin_chunks_at(h, 10_000),
+    "rows cut short": lambda h: _cut(_version(h) / "rows.arrow"),
+    "rows deleted": lambda h: (_version(h) / "rows.arrow").unlink(),
+    "vectors deleted": lambda h: (_version(h) / "vectors.npy").unlink(),
+    "vectors cut short": lambda h: _cut(_version(h) / "vectors.npy"),
     "chunk_ids cut short": lambda h: _cut(_version(h) / "chunk_ids.json"),
     "chunk_ids of the wrong length": lambda h: (_version(h) / "chunk_ids.json").write_text('["x"]'),
     "chunk_ids reordered": lambda h: (_version(h) / "chunk_ids.json").write_text(
         json.dumps(json.loads((_version(h) / "chunk_ids.json").read_text())[::-1])
     ),
+}
+# Damage to the LanceDB tables (the store of record): search answers from the version's own
+# copy of the rows (rows.arrow, vectors.npy), while status, the document tools and a rebuild
+# notice it.
+TABLE_DAMAGE = {
+    "chunks table deleted": lambda h: shutil.rmtree(h.lance_dir / "chunks.lance"),
+    "chunks version cleaned up": lambda h: _pin_chunks_at(h, 10_000),
 }
 
 
@@ -112,12 +122,30 @@ def test_search_names_the_damage_and_a_rebuild_repairs_it(copy, case):
     assert hits.iloc[0]["uri"].endswith("lisbon.md")
 
 
+@pytest.mark.parametrize("case", list(TABLE_DAMAGE))
+def test_damaged_tables_leave_search_answering_and_a_rebuild_repairs_them(copy, case):
+    TABLE_DAMAGE[case](copy)
+    hits = query.search("gate code lisbon", home=copy, mode="keyword", k=1)
+    assert hits.iloc[0]["uri"].endswith("lisbon.md")
+    src = copy.source("notes")
+    with pytest.raises(DamagedIndex) as caught:
+        published.published(copy, src)
+    _says_how_to_repair(str(caught.value))
+    report = _rebuild(copy)
+    assert report["unchanged"] is False and published.published(copy, src)["chunks"] == 2
+
+
 def test_every_command_says_it_in_one_line(copy):
-    DAMAGE["chunks version cleaned up"](copy)
+    DAMAGE["rows cut short"](copy)
     for args in (("search", "gate code lisbon"), ("ask", "what is the gate code?")):
         proc = cli(*args, check=False)
         assert proc.returncode == 2 and proc.stderr.startswith("ragbag: error: "), (args, proc.stderr)
         _says_how_to_repair(proc.stderr.strip())
+    assert "rows.arrow of v" in strict_json(cli("status", "--json").stdout)[0]["damaged"]
+
+
+def test_status_names_damaged_tables_in_one_line(copy):
+    TABLE_DAMAGE["chunks version cleaned up"](copy)
     status = strict_json(cli("status", "--json").stdout)[0]
     assert status["source"] == "notes" and status["built"] is False
     assert "chunks table's version 10000 is gone" in status["damaged"]
@@ -133,7 +161,7 @@ def test_a_dangling_current_link_is_one_line_too(copy):
     assert "which is missing" in strict_json(cli("status", "notes", "--json").stdout)["damaged"]
 
 
-@pytest.mark.parametrize("case", ["manifest cut short", "chunks version cleaned up"])
+@pytest.mark.parametrize("case", ["manifest cut short", "rows deleted"])
 def test_mcp_tools_say_it_instead_of_internal_error(copy, case):
     from ragbag.apps.mcp_server import Backend
 
