@@ -12,8 +12,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-import pyarrow as pa
-
 from ragbag.build.graph_stage import chunk_identity, graph_fingerprint, link_staged_graph, staged_graph
 from ragbag.build.preview import ROWS as PREVIEW_ROWS
 from ragbag.build.preview import preview
@@ -50,7 +48,10 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
         }
     store.compact()  # before the versions are pinned (see Store.compact)
     ids = staged["ids"]  # graph node order: row i of the index is node i of the graph
-    rows = _in_order(store.rows("chunks", source.name, list(published.ROW_FIELDS)), ids)
+    try:
+        rows = published.rows_in_order(store.rows("chunks", source.name, list(published.ROW_FIELDS)), ids)
+    except ValueError as e:
+        raise RagbagError(f"source {source.name!r}: {e}; run the graph stage") from None
     texts = rows.column("index_text").to_pylist()
     versions = store.versions()
     progress.report("index", source.name, 0, 1)
@@ -94,15 +95,6 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
         "table_version": versions["chunks"],
         "preview": preview([(c, "", t) for c, t in list(zip(ids, texts))[:PREVIEW_ROWS]]),
     }
-
-
-def _in_order(table: pa.Table, ids: list[str]) -> pa.Table:
-    """The rows of ``table`` in the order of ``ids`` (the graph's node order)."""
-    pos = {c: i for i, c in enumerate(table.column("chunk_id").to_pylist())}
-    missing = [c for c in ids if c not in pos]
-    if missing:
-        raise RagbagError(f"the chunks table lacks {len(missing)} chunks the staged graph names; run the graph stage")
-    return table.take(pa.array([pos[c] for c in ids], type=pa.int64()))
 
 
 def _store_bytes(store: Store, source: str) -> int:

@@ -230,12 +230,10 @@ def _check_file(path: Path, source: str) -> None:
             if not whole:
                 raise ValueError("cut short")
     except (OSError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
-        where = f"{path.parent.name}/{path.name}" if path.parent.name in (BM25_DIR, GRAPH_DIR) else path.name
-        raise DamagedIndex(source, f"{where} of {_version_of(path).name} is unreadable (cut short?)") from None
-
-
-def _version_of(path: Path) -> Path:
-    return path.parent.parent if path.parent.name in (BM25_DIR, GRAPH_DIR) else path.parent
+        version = path.parent.parent if path.parent.name in (BM25_DIR, GRAPH_DIR) else path.parent
+        raise DamagedIndex(
+            source, f"{path.relative_to(version)} of {version.name} is unreadable (cut short?)"
+        ) from None
 
 
 def _json_file(path: Path, source: str, sealed: bool = False) -> Any:
@@ -319,15 +317,22 @@ def read_vectors(version: Path) -> np.ndarray | None:
     return np.load(path, mmap_mode="r") if path.exists() else None
 
 
+def rows_in_order(table: pa.Table, ids: list[str]) -> pa.Table:
+    """The rows of a chunks or embeddings table in the order of ``ids`` (the graph's node order);
+    a ValueError when the table lacks some."""
+    pos = {c: i for i, c in enumerate(table.column("chunk_id").to_pylist())}
+    missing = sum(c not in pos for c in ids)
+    if missing:
+        raise ValueError(f"the table lacks {missing} of the {len(ids)} chunks the index names")
+    return table.take(pa.array([pos[c] for c in ids], type=pa.int64()))
+
+
 def vectors_in_order(table: pa.Table, ids: list[str], dim: int) -> np.ndarray:
     """The ``vector`` column of an embeddings table as one matrix, row i being chunk ``ids[i]``."""
     if not ids:
         return np.zeros((0, dim), dtype=np.float32)
-    col = table.column("vector").combine_chunks()
-    flat = np.asarray(col.flatten().to_numpy(zero_copy_only=False), dtype=np.float32)
-    matrix = flat.reshape(len(col), dim)
-    pos = {c: i for i, c in enumerate(table.column("chunk_id").to_pylist())}
-    return np.ascontiguousarray(matrix[[pos[c] for c in ids]])
+    col = rows_in_order(table, ids).column("vector").combine_chunks()
+    return np.asarray(col.flatten().to_numpy(zero_copy_only=False), dtype=np.float32).reshape(len(ids), dim)
 
 
 def write_manifest(version: Path, manifest: dict[str, Any]) -> None:

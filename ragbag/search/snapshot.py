@@ -51,6 +51,7 @@ class Snapshot:
     by_doc: dict[str, list[int]]  # rows of each document in reading order
     graph: Any = None  # a Compact graph, a faiss index, or None (exact search only)
     home: Home | None = None  # where it was read from (for columns read only when needed)
+    directory: Path | None = None  # the version directory it was read from
     twins: dict[int, list[int]] = field(default_factory=dict)  # fast graph: a node's row -> rows of its text
     _words: dict[int, frozenset[str]] = field(default_factory=dict)
     _indexed: dict[str, tuple[str, str]] | None = None
@@ -70,8 +71,7 @@ class Snapshot:
             return rec["content_hash"], rec["index_text"]
         if self._indexed is None:
             fields = ["chunk_id", "content_hash", "index_text"]
-            version = self.home.index_dir(rec["connector"], rec["source"]) / self.key if self.home else None
-            table = published.read_rows(version, fields) if version else None
+            table = published.read_rows(self.directory, fields) if self.directory else None
             if table is None:  # published before search kept its own copy of the rows
                 table = self.store.published_rows("chunks", rec["source"], self.manifest["versions"]["chunks"], fields)
             t = table.to_pydict()
@@ -177,9 +177,9 @@ def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict
     for j in sorted(range(len(records)), key=lambda j: (records[j]["doc_id"], records[j]["ordinal"])):
         by_doc.setdefault(records[j]["doc_id"], []).append(j)
     twins = hnsw.twins(rows["content_hash"].tolist()) if g is not None and not compact else {}
-    snap = Snapshot(key, manifest, rows, records, vectors, keyword, dates, by_doc, g, home, twins)
-    snap._store = store
-    return snap
+    return Snapshot(
+        key, manifest, rows, records, vectors, keyword, dates, by_doc, g, home, directory, twins, _store=store
+    )
 
 
 def _rows_and_vectors(
