@@ -13,6 +13,7 @@ import dagster as dg
 from ragbag.assets.chain import job_name
 from ragbag.assets.dagster_internals import cron_string_iterator, is_valid_cron_string
 from ragbag.assets.resources import RagbagHome
+from ragbag.assets.unchanged import needing_runs
 
 DEFAULT_CRON = "0 * * * *"
 
@@ -36,6 +37,9 @@ def connector_schedule(connector: str, module: ModuleType) -> dg.ScheduleDefinit
         )
         if not names:
             return dg.SkipReason(f"no {connector} sources on the default schedule")
+        names = needing_runs(context.instance, ragbag.home(), names)
+        if not names:
+            return dg.SkipReason(f"every {connector} source is unchanged since its last build (recorded, no run)")
         tick = context.scheduled_execution_time.isoformat()
         return [dg.RunRequest(partition_key=n, run_key=f"{n}@{tick}") for n in names]
 
@@ -62,7 +66,7 @@ def override_sensor(jobs: list) -> dg.SensorDefinition:
                 context.log.warning(f"source {name!r}: invalid schedule {cron!r}, ignored")
                 continue
             fire = due(cron, since, now)
-            if fire is not None:
+            if fire is not None and needing_runs(context.instance, ragbag.home(), [name]):
                 runs.append(
                     dg.RunRequest(
                         job_name=job_name(src.connector),

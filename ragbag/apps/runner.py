@@ -56,9 +56,36 @@ def sync_partitions(home: Home, add: Iterable[Source] = (), remove: Iterable[Sou
             instance.delete_dynamic_partition(pname, src.name)
 
 
-def run_builds(home: Home, sources: list[Source], show_progress: bool) -> list[dict[str, Any]]:
-    """Materialise each source's chain as one Dagster run; a failed source never stops the rest."""
+def run_builds(home: Home, sources: list[Source], show_progress: bool, force: bool = False) -> list[dict[str, Any]]:
+    """Materialise each source's chain as one Dagster run; a failed source never stops the rest.
+
+    A source whose files and settings are as its published index was built from starts no run
+    (``ragbag.build.changes``; ``force`` runs it anyway): it is reported to Dagster as an
+    unchanged materialisation (``ragbag.assets.unchanged``), and when every source is, neither the
+    definitions nor the pool are loaded.
+    """
+    from ragbag.build import changes
+
     instance = _instance(home)
+    reports: dict[str, dict[str, Any]] = {}
+    todo = []
+    for src in sources:
+        started = time.time()
+        record = None if force else changes.unchanged(home, src)
+        if record is None or not _has_partition(instance, src):
+            todo.append(src)
+            continue
+        from ragbag.assets.unchanged import record_unchanged
+
+        record_unchanged(instance, src, record)
+        reports[src.name] = _unchanged_report(src, record, time.time() - started)
+    if todo:
+        for report in _run(home, instance, todo, show_progress):
+            reports[report["source"]] = report
+    return [reports[src.name] for src in sources]
+
+
+def _run(home: Home, instance, sources: list[Source], show_progress: bool) -> list[dict[str, Any]]:
     from ragbag.assets.chain import job_name
     from ragbag.pipelines.definitions import defs
 
@@ -82,6 +109,12 @@ def run_builds(home: Home, sources: list[Source], show_progress: bool) -> list[d
     return reports
 
 
+def _has_partition(instance, src: Source) -> bool:
+    from ragbag.assets.chain import partitions_for
+
+    return instance.has_dynamic_partition(partitions_for(src.connector).name, src.name)
+
+
 def forget_runs(home: Home, source: Source) -> int:
     """Delete the Dagster runs of a removed source with their event logs (materialisation
     previews hold its text) and compute logs, then vacuum Dagster's SQLite files, whose free
@@ -99,6 +132,7 @@ def forget_runs(home: Home, source: Source) -> int:
     for run_id in ids:
         instance.delete_run(run_id)
     _forget_latest(instance, ids)
+
     for run_id in ids:
         with contextlib.suppress(NotImplementedError, OSError):  # a manager may keep none
             instance.compute_log_manager.delete_logs(prefix=[run_id])
@@ -153,7 +187,33 @@ def reaping(home: Home, every: float = 2.0) -> Iterator[None]:
         thread.join(every + 5)
 
 
+def _unchanged_report(src: Source, record: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """The report of a source skipped as unchanged: a build's fields, from its published index."""
+    manifest = record["manifest"]
+    docs = {"documents": manifest["documents"], "errors": record.get("errors", [])}
+    return {
+        "source": src.name,
+        "connector": src.connector,
+        "status": "success",
+        "unchanged": True,
+        "documents": manifest["documents"],
+        "added": 0,
+        "changed": 0,
+        "deleted": 0,
+        "chunks": manifest["chunks"],
+        "chunks_embedded": 0,
+        "graph": {k: manifest.get("graph", {}).get(k) for k in ("profile", "mode", "recall_at_10", "bytes")},
+        "errors": docs["errors"],
+        "failure": None,
+        "run_id": None,
+        "seconds": round(seconds, 2),
+        "warnings": _warnings(src, True, docs),
+    }
+
+
 def _report(src: Source, result, seconds: float) -> dict[str, Any]:
+    from ragbag.assets.chain import PUBLISH
+
     meta: dict[str, dict[str, Any]] = {}
     for ev in result.get_asset_materialization_events():
         md = ev.event_specific_data.materialization.metadata
@@ -170,6 +230,7 @@ def _report(src: Source, result, seconds: float) -> dict[str, Any]:
         "source": src.name,
         "connector": src.connector,
         "status": "success" if result.success else "failed",
+        "unchanged": bool(meta.get(PUBLISH, {}).get("unchanged", False)),
         "documents": docs.get("documents", 0),
         "added": docs.get("added", 0),
         "changed": docs.get("changed", 0),

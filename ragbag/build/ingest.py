@@ -14,6 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ragbag.build import changes
 from ragbag.build.preview import ROWS as PREVIEW_ROWS
 from ragbag.build.preview import preview
 from ragbag.core import progress
@@ -36,6 +37,7 @@ def ingest(store: Store, home: Home, source: Source, read: Reader) -> dict[str, 
     root = Path(source.path) if source.path else None
     if root is not None and not root.exists():
         raise RagbagError(f"source {source.name!r}: path does not exist: {root}")
+    fingerprint = changes.source_fingerprint(home, source)  # before reading: see changes
     cursor_file = cursor_path(home, source)
     cursor = _load_cursor(cursor_file, source)
     docs: dict[str, Document] = {}
@@ -68,6 +70,7 @@ def ingest(store: Store, home: Home, source: Source, read: Reader) -> dict[str, 
     store.add("documents", _document_rows(added + changed))
     if new_cursor is not None:
         _save_cursor(cursor_file, source, new_cursor)
+    changes.note_reading(home, source, fingerprint, errors)
     return {
         "documents": len(docs) + len(seen - docs.keys()),
         "read": len(docs),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from ragbag.build import changes
 from ragbag.build.graph_stage import chunk_identity, graph_fingerprint, link_staged_graph, staged_graph
 from ragbag.build.preview import ROWS as PREVIEW_ROWS
 from ragbag.build.preview import preview
@@ -40,6 +41,7 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
     current = published.published_manifest(home, source)
     base = home.index_dir(source.connector, source.name)
     if current and current.get("fingerprint") == fingerprint:
+        changes.note_published(home, source, current)
         return {
             **current,
             "unchanged": True,
@@ -85,6 +87,7 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
     published.write_manifest(target, manifest)
     store.publish(source.name)
     published.swap_current(target)
+    changes.note_published(home, source, manifest)
     retain(store, home, source)
     progress.report("index", source.name, 1, 1)
     return {

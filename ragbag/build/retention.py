@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 from datetime import UTC, datetime, timedelta
 
+from ragbag.build import changes
 from ragbag.build.ingest import cursor_path
 from ragbag.core.home import Home, Source
 from ragbag.index import published
@@ -58,6 +59,7 @@ def remove(store: Store, home: Home, source: Source) -> None:
     store.delete_source(source.name)
     shutil.rmtree(home.index_dir(source.connector, source.name), ignore_errors=True)
     cursor_path(home, source).unlink(missing_ok=True)
+    changes.forget(home, source)
 
 
 def purge(store: Store, home: Home, source: Source) -> list[str]:

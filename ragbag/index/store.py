@@ -13,6 +13,7 @@ az://); object-store settings and keys come from the environment, as object_stor
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import warnings
@@ -315,6 +316,27 @@ def _utc(stamp: datetime) -> datetime:
 
 def _tag(source: str) -> str:
     return f"pub-{source}"
+
+
+_U64_MAX = 2**64 - 1
+
+
+def pins_on_disk(lance_dir: Path, source: str, versions: dict[str, int]) -> str | None:
+    """``missing_pin`` read from the files themselves, without importing LanceDB (whose import
+    costs more than a no-change check of every source): the source's tag in each table vouches
+    for the pinned version and that version's manifest is there, under either of Lance's
+    namings (``N.manifest``, or ``u64::MAX - N`` since its V2 layout). None: they are."""
+    for name in PUBLISHED:
+        version, table = versions[name], lance_dir / f"{name}.lance"
+        try:
+            pinned = json.loads((table / "_refs" / "tags" / f"{_tag(source)}.json").read_text()).get("version")
+        except (OSError, ValueError, AttributeError):
+            pinned = None
+        if not isinstance(pinned, int) or pinned < version:
+            return f"the {name} table is not tagged {_tag(source)} at version {version}"
+        if not any((table / "_versions" / f"{n}.manifest").is_file() for n in (version, _U64_MAX - version)):
+            return f"the {name} table's version {version} is gone"
+    return None
 
 
 def _scan(tbl, where: str, columns: list[str] | None) -> pa.Table:

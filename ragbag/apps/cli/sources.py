@@ -79,8 +79,12 @@ def build(
     names: list[str] | None = typer.Argument(None, help="Sources to build (default: all)."),
     docs: str | None = typer.Option(None, "--docs", help="Add a files source for this folder first (LEANN habit)."),
     as_json: bool = typer.Option(False, "--json", help="Print the per-source report as JSON."),
+    force: bool = typer.Option(
+        False, "--force", help="Run every build, even for sources whose files and settings did not change."
+    ),
 ) -> None:
-    """Build sources through Dagster: read, chunk, embed, index."""
+    """Build sources through Dagster: read, chunk, embed, index. A source whose files and settings
+    are as its last build left them starts no run (reported as unchanged)."""
     home = Home().ensure()
     names = list(names or [])
     if docs is not None:
@@ -102,7 +106,7 @@ def build(
 
     from ragbag.apps.runner import run_builds
 
-    reports = run_builds(home, targets, show_progress=not as_json and sys.stderr.isatty())
+    reports = run_builds(home, targets, show_progress=not as_json and sys.stderr.isatty(), force=force)
     if as_json:
         print(jsonout.dumps(reports, indent=2))
     else:
@@ -225,7 +229,7 @@ def _print_reports(reports: list[dict[str, Any]]) -> None:
         table.add_row(
             r["source"],
             r["connector"],
-            r["status"],
+            "unchanged (no run)" if r["status"] == "success" and r.get("run_id") is None else r["status"],
             *(str(r[k]) for k in ("documents", "added", "changed", "deleted", "chunks", "chunks_embedded")),
             str(len(r["errors"])),
             f"{r['seconds']:.1f}",
