@@ -11,7 +11,7 @@ CHROMIUM ?= /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CONNECTOR ?= files
 
-.PHONY: setup demo test check ui browser postgres backfill bench clean
+.PHONY: setup demo test check ui browser postgres backfill bench bench-home clean
 
 $(BIN)/ragbag: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,12 @@ $(LEANN_VENV)/bin/leann:
 bench: setup $(LEANN_VENV)/bin/leann
 	$(BIN)/pip install -q -e ".[bench]"
 	$(BIN)/python benchmarks/build_bench.py --leann-python $(LEANN_VENV)/bin/python
+
+# A home of nine sources at two sizes (≈1,200 and ≈20,000 chunks) beside LEANN: build, bare encode,
+# no-change rebuild, one-new-record refresh, cold/warm/MCP search. ≈1 h on 2 cores; benchmarks/README.md.
+bench-home: setup $(LEANN_VENV)/bin/leann
+	$(BIN)/pip install -q -e ".[bench]"
+	$(BIN)/python benchmarks/home_bench.py --leann-python $(LEANN_VENV)/bin/python
 
 clean:
 	rm -rf $(VENV) $(DEMO_HOME) .pytest_cache

@@ -61,12 +61,14 @@ def run_builds(home: Home, sources: list[Source], show_progress: bool, force: bo
 
     A source whose files and settings are as its published index was built from starts no run
     (``ragbag.build.changes``; ``force`` runs it anyway): it is reported to Dagster as an
-    unchanged materialisation (``ragbag.assets.unchanged``), and when every source is, neither the
-    definitions nor the pool are loaded.
+    unchanged materialisation (``ragbag.assets.unchanged``), and when every source is, the
+    definitions are not even loaded. Dead builds are reaped either way.
     """
     from ragbag.build import changes
 
     instance = _instance(home)
+    ensure_pool(instance)
+    reap_dead_runs(instance, home)  # a killed build's run and slot, even when nothing else runs
     reports: dict[str, dict[str, Any]] = {}
     todo = []
     for src in sources:
@@ -90,8 +92,6 @@ def _run(home: Home, instance, sources: list[Source], show_progress: bool) -> li
     from ragbag.pipelines.definitions import defs
 
     sync_partitions(home, add=sources)
-    ensure_pool(instance)
-    reap_dead_runs(instance, home)
     reports = []
     with reaping(home), _progress_bars() if show_progress else nullcontext(None) as listener:
         with progress.listening(listener) if listener else nullcontext():

@@ -19,7 +19,7 @@ from ragbag.build.preview import preview
 from ragbag.core import progress
 from ragbag.core.home import Source
 from ragbag.core.records import Document, Span, stable_hash
-from ragbag.index.store import Store, lit
+from ragbag.index.store import SCHEMAS, Store, lit
 from ragbag.models import embedding
 
 Spanner = Callable[[Document, Callable[[str], int], int], list[Span]]
@@ -27,39 +27,49 @@ Spanner = Callable[[Document, Callable[[str], int], int], list[Span]]
 # Bump when chunking changes what it produces for the same text: every document is re-chunked.
 CHUNKER_VERSION = "1"
 _MAX_TITLE_TOKENS = 32
+_BATCH = 1_000  # documents chunked and written at a time
 
 
 def chunk(store: Store, source: Source, spans: Spanner, model: str) -> dict[str, Any]:
     """Re-chunk documents whose content hash changed; drop chunks of deleted documents."""
-    docs = store.rows("documents", source.name).to_pylist()
+    docs = store.rows("documents", source.name, ["doc_id", "content_hash"]).to_pydict()
     stored = store.rows("chunks", source.name, ["doc_id", "doc_hash"]).to_pydict()
     hashes: dict[str, set[str]] = defaultdict(set)
     for doc_id, doc_hash in zip(stored["doc_id"], stored["doc_hash"]):
         hashes[doc_id].add(doc_hash)
+    del stored
     # A document is re-chunked when its content, the model (its token budget) or the chunker
     # changed: the key of what produced its chunks is stored with them.
-    keys = {d["doc_id"]: chunking_key(d["content_hash"], model) for d in docs}
-    todo = [d for d in docs if hashes.get(d["doc_id"]) != {keys[d["doc_id"]]}]
-    live = {d["doc_id"] for d in docs}
-    gone = [i for i in hashes if i not in live]
+    keys = {i: chunking_key(h, model) for i, h in zip(docs["doc_id"], docs["content_hash"])}
+    todo = [i for i, key in keys.items() if hashes.get(i) != {key}]
+    gone = [i for i in hashes if i not in keys]
+    del hashes
 
     count = embedding.token_counter(model)
     budget = embedding.chunk_budget(model)
-    rows: list[dict[str, Any]] = []
+    shown: list[tuple[str, str, str]] = []
+    made = 0
     progress.report("chunk", source.name, 0, len(todo))
-    for n, row in enumerate(todo, 1):
-        rows.extend(_chunk_rows(row, spans, count, budget, keys[row["doc_id"]]))
-        if n % 20 == 0 or n == len(todo):
-            progress.report("chunk", source.name, n, len(todo))
-    store.delete_keys("chunks", "doc_id", [d["doc_id"] for d in todo] + gone, source.name)
-    store.add("chunks", pa.Table.from_pylist(rows, schema=store.table("chunks").schema))
+    store.delete_keys("chunks", "doc_id", gone, source.name)
+    # In batches, each written before the next is read: memory holds one batch of documents
+    # and their chunks, whatever the source's size.
+    for start in range(0, len(todo), _BATCH):
+        ids = todo[start : start + _BATCH]
+        rows: list[dict[str, Any]] = []
+        for row in store.lookup("documents", "doc_id", ids, SCHEMAS["documents"].names).to_pylist():
+            rows.extend(_chunk_rows(row, spans, count, budget, keys[row["doc_id"]]))
+        store.delete_keys("chunks", "doc_id", ids, source.name)
+        store.add("chunks", pa.Table.from_pylist(rows, schema=store.table("chunks").schema))
+        made += len(rows)
+        shown.extend((r["title"], r["uri"], r["text"]) for r in rows[: PREVIEW_ROWS - len(shown)])
+        progress.report("chunk", source.name, start + len(ids), len(todo))
     total = store.table("chunks").count_rows(f"source = {lit(source.name)}")
     return {
         "chunks": total,
         "chunked_documents": len(todo),
-        "new_chunks": len(rows),
+        "new_chunks": made,
         "removed_documents": len(gone),
-        "preview": preview([(r["title"], r["uri"], r["text"]) for r in rows[:PREVIEW_ROWS]]),
+        "preview": preview(shown),
         "table_version": store.table("chunks").version,
     }
 

@@ -44,7 +44,7 @@ def embed(
     again (from the cache where it can).
     """
     in_graph = in_graph if pending is not None and in_graph else set()
-    chunks = store.rows("chunks", source.name, ["chunk_id", "content_hash", "index_text"]).to_pydict()
+    chunks = store.rows("chunks", source.name, ["chunk_id", "content_hash"]).to_pydict()
     stored = store.rows("embeddings", source.name, ["chunk_id", "content_hash", "model"]).to_pydict()
     have: dict[str, tuple[str, str] | None] = {
         c: (h, m) for c, h, m in zip(stored["chunk_id"], stored["content_hash"], stored["model"])
@@ -52,21 +52,21 @@ def embed(
     if restore:
         for c in store.without_vectors(source.name):
             have[c] = None
-    todo = [
-        (cid, h, text)
-        for cid, h, text in zip(chunks["chunk_id"], chunks["content_hash"], chunks["index_text"])
-        if have.get(cid) != (h, model)
-    ]
+    todo = [(cid, h) for cid, h in zip(chunks["chunk_id"], chunks["content_hash"]) if have.get(cid) != (h, model)]
     live = set(chunks["chunk_id"])
-    stale = [c for c in have if c not in live] + [cid for cid, _, _ in todo if cid in have]
+    stale = [c for c in have if c not in live] + [cid for cid, _ in todo if cid in have]
 
-    keys = sorted({_cache_key(model, h) for _, h, _ in todo})
+    keys = sorted({_cache_key(model, h) for _, h in todo})
     cached_tbl = store.lookup("embedding_cache", "key", keys, ["key", "vector"]).to_pydict()
-    cache = dict(zip(cached_tbl["key"], cached_tbl["vector"]))
-    need: dict[str, str] = {}
-    for _, h, text in todo:
+    cache: dict[str, Any] = dict(zip(cached_tbl["key"], cached_tbl["vector"]))
+    first: dict[str, str] = {}  # a chunk of each text to embed: only those texts are fetched
+    for cid, h in todo:
         if _cache_key(model, h) not in cache and h not in in_graph:
-            need.setdefault(h, text)
+            first.setdefault(h, cid)
+    shown = [cid for cid, _ in todo[:PREVIEW_ROWS]]
+    fetched = store.lookup("chunks", "chunk_id", sorted(set(first.values()) | set(shown)), ["chunk_id", "index_text"])
+    text_of = dict(zip(fetched.column("chunk_id").to_pylist(), fetched.column("index_text").to_pylist()))
+    need = {h: text_of[cid] for h, cid in first.items()}
 
     # Longest first by token count, so each batch holds texts of similar length: the encoder pads
     # a batch to its longest text, and token order wastes the least padding (character order
@@ -76,26 +76,26 @@ def embed(
     order = sorted(need, key=lambda h: -tokens[h])
     hashes, texts = order, [need[h] for h in order]
     total = sum(tokens.values())
-    fresh: dict[str, list[float]] = {}
+    fresh: dict[str, Any] = {}  # float32 rows: a list of Python floats would take 8× the memory
     progress.report("embed", source.name, 0, len(texts))
     for start in range(0, len(texts), batch_size):
         vecs = embedding.encode_passages(texts[start : start + batch_size], model, total_tokens=total)
-        batch = dict(zip(hashes[start : start + batch_size], vecs.tolist()))
+        batch = dict(zip(hashes[start : start + batch_size], vecs))
         fresh.update(batch)
         if pending is None:
             store.add(
                 "embedding_cache",
-                pa.table({"key": [_cache_key(model, h) for h in batch], "vector": list(batch.values())}),
+                pa.table({"key": [_cache_key(model, h) for h in batch], "vector": vecs.tolist()}),
             )
         progress.report("embed", source.name, min(start + batch_size, len(texts)), len(texts))
     for h, v in fresh.items():
         cache[_cache_key(model, h)] = v
 
-    vectors = [None if h in in_graph else cache[_cache_key(model, h)] for _, h, _ in todo]
+    vectors = [None if h in in_graph else cache[_cache_key(model, h)] for _, h in todo]
     if pending is not None:
         add_pending(
             pending,
-            [(c, h) for (c, h, _), v in zip(todo, vectors) if v is not None],
+            [(c, h) for (c, h), v in zip(todo, vectors) if v is not None],
             [v for v in vectors if v is not None],
         )
         vectors = [None] * len(todo)
@@ -104,9 +104,9 @@ def embed(
         "embeddings",
         pa.table(
             {
-                "chunk_id": [c for c, _, _ in todo],
+                "chunk_id": [c for c, _ in todo],
                 "source": [source.name] * len(todo),
-                "content_hash": [h for _, h, _ in todo],
+                "content_hash": [h for _, h in todo],
                 "model": [model] * len(todo),
                 "vector": pa.array(vectors, type=pa.list_(pa.float32())),
             }
@@ -115,12 +115,12 @@ def embed(
     return {
         "chunks": len(chunks["chunk_id"]),
         "chunks_embedded": len(texts),
-        "from_cache": sum(1 for _, h, _ in todo if h not in fresh and h not in in_graph),
-        "in_graph": sum(1 for _, h, _ in todo if h in in_graph),
+        "from_cache": sum(1 for _, h in todo if h not in fresh and h not in in_graph),
+        "in_graph": sum(1 for _, h in todo if h in in_graph),
         "removed": len(stale),
         "model": model,
         "dim": embedding.spec(model).dim,
-        "preview": preview([("", cid, text) for cid, _, text in todo[:PREVIEW_ROWS]]),
+        "preview": preview([("", cid, text_of.get(cid, "")) for cid in shown]),
         "table_version": store.table("embeddings").version,
     }
 

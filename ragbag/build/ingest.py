@@ -24,10 +24,14 @@ from ragbag.core.private import write_private
 from ragbag.core.records import Cursor, Document, ReadError, Seen, doc_id_for
 from ragbag.index.store import SCHEMAS, Store
 
+# A batch is written when it holds this many records or this much text, whichever comes first.
+_BATCH_RECORDS = 2_000
+_BATCH_BYTES = 32 << 20
+
 Reader = Callable[..., Iterator["Document | ReadError | Seen | Cursor"]]  # read(path, source, cursor, options=)
 
 
-def ingest(store: Store, home: Home, source: Source, read: Reader) -> dict[str, Any]:
+def ingest(store: Store, home: Home, source: Source, reader: Reader) -> dict[str, Any]:
     """Read the source's records and store what was added, changed or deleted.
 
     Incremental connectors read only past their cursor and vouch for older records with
@@ -40,45 +44,65 @@ def ingest(store: Store, home: Home, source: Source, read: Reader) -> dict[str, 
     fingerprint = changes.source_fingerprint(home, source)  # before reading: see changes
     cursor_file = cursor_path(home, source)
     cursor = _load_cursor(cursor_file, source)
-    docs: dict[str, Document] = {}
+    stored = store.rows("documents", source.name, ["doc_id", "content_hash"]).to_pydict()
+    old = dict(zip(stored["doc_id"], stored["content_hash"]))
+    del stored
+    read: set[str] = set()  # ids of the records read (kept: deletions and duplicates need them)
     seen: set[str] = set()
     errors: list[dict[str, str]] = []
+    counts = {"added": 0, "changed": 0}
+    shown: list[tuple[str, str, str]] = []
+    batch: list[Document] = []
+    batch_bytes = 0
     new_cursor: dict[str, Any] | None = None
-    for item in read(root, source.name, cursor, options=source.options):
+
+    def flush() -> None:
+        """Write one batch: the reader's records never all wait in memory (a mailbox of
+        200,000 messages is read in constant space)."""
+        nonlocal batch, batch_bytes
+        fresh = [d for d in batch if old.get(d.doc_id) != d.content_hash]
+        changed = [d.doc_id for d in fresh if d.doc_id in old]
+        counts["changed"] += len(changed)
+        counts["added"] += len(fresh) - len(changed)
+        store.delete_keys("documents", "doc_id", changed, source.name)
+        store.add("documents", _document_rows(fresh))
+        shown.extend((d.title, d.uri, d.text) for d in fresh[: PREVIEW_ROWS - len(shown)])
+        batch, batch_bytes = [], 0
+        progress.report("read", source.name, len(read))
+
+    for item in reader(root, source.name, cursor, options=source.options):
         if isinstance(item, ReadError):
             errors.append(item.as_dict())
         elif isinstance(item, Seen):
             seen.add(doc_id_for(source.name, item.native_id))
         elif isinstance(item, Cursor):
             new_cursor = item.state
-        elif item.doc_id in docs:
+        elif item.doc_id in read:
             errors.append({"uri": item.uri, "error": f"duplicate record id {item.native_id!r}, kept the first"})
         elif not (item.text or "").strip():  # reported and skipped: one such file must not fail
             errors.append({"uri": item.uri, "error": "no text to index"})  # the whole source's check
         else:
-            docs[item.doc_id] = item
-            if len(docs) % 50 == 0:
-                progress.report("read", source.name, len(docs))
-    progress.report("read", source.name, len(docs), len(docs))
+            read.add(item.doc_id)
+            batch.append(item)
+            batch_bytes += len(item.text)
+            if len(batch) >= _BATCH_RECORDS or batch_bytes >= _BATCH_BYTES:
+                flush()
+    flush()
+    progress.report("read", source.name, len(read), len(read))
 
-    stored = store.rows("documents", source.name, ["doc_id", "content_hash"]).to_pydict()
-    old = dict(zip(stored["doc_id"], stored["content_hash"]))
-    added = [d for i, d in docs.items() if i not in old]
-    changed = [d for i, d in docs.items() if i in old and old[i] != d.content_hash]
-    deleted = [i for i in old if i not in docs and i not in seen]
-    store.delete_keys("documents", "doc_id", [d.doc_id for d in changed] + deleted, source.name)
-    store.add("documents", _document_rows(added + changed))
+    deleted = [i for i in old if i not in read and i not in seen]
+    store.delete_keys("documents", "doc_id", deleted, source.name)
     if new_cursor is not None:
         _save_cursor(cursor_file, source, new_cursor)
     changes.note_reading(home, source, fingerprint, errors)
     return {
-        "documents": len(docs) + len(seen - docs.keys()),
-        "read": len(docs),
-        "added": len(added),
-        "changed": len(changed),
+        "documents": len(read) + len(seen - read),
+        "read": len(read),
+        "added": counts["added"],
+        "changed": counts["changed"],
         "deleted": len(deleted),
         "errors": errors,
-        "preview": preview([(d.title, d.uri, d.text) for d in (added + changed)[:PREVIEW_ROWS]]),
+        "preview": preview(shown),
         "table_version": store.table("documents").version,
     }
 
