@@ -5,12 +5,13 @@
 
 Data, generated, the same bytes every run, under ``benchmarks/.work/home-<size>``:
 
-- ``small`` (≈ 1,200 chunks): the personal-data set (``ragbag.apps.eval.personal_set``): mail
-  (mbox + Maildir), Chrome and Firefox history, three calendars, iMessage ``chat.db``, WeChat,
-  ChatGPT and Claude exports, a git repository and a notes folder, one source each.
-- ``large`` (≈ 20,000 chunks): the same plus what grows in a real home: 10,000 more messages in
-  one ``bulk.mbox`` of the mail source and 8,800 more notes, made of real passages from
-  ``../shared/eval`` (MS MARCO and DBpedia, two per message or note, so no two are alike).
+- the personal-data set (``ragbag.apps.eval.personal_set``, 579 chunks): mail (mbox + Maildir),
+  Chrome and Firefox history, three calendars, iMessage ``chat.db``, WeChat, ChatGPT and Claude
+  exports, a git repository and a notes folder, one source each;
+- plus what grows in a real home: more messages in one ``bulk.mbox`` of the mail source and more
+  notes, made of real passages from ``../shared/eval`` (MS MARCO and DBpedia, two per message or
+  note, so no two are alike): 320 + 310 for ``small`` (≈ 1,200 chunks), 10,000 + 8,800 for
+  ``large`` (≈ 20,000 chunks).
 
 Phases, in one run, each metered (wall, CPU, and the share of the machine other processes used
 meanwhile; ``_meter.py``):
@@ -58,7 +59,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks"
 WORK = BENCH / ".work"
 EXE = Path(sys.executable).with_name("ragbag")
-BULK_MAIL, BULK_NOTES = 10_000, 8_800
+# Messages and notes added to the personal set's mail and notes sources, per size.
+BULK = {"small": (320, 310), "large": (10_000, 8_800)}
 HEAVY = ("lancedb", "lance", "torch", "dagster", "sentence_transformers")
 
 
@@ -71,13 +73,13 @@ def generate(size: str) -> tuple[Path, list[dict], list[str]]:
 
     out = WORK / f"home-{size}" / "set"
     personal_set.generate(out)
-    if size == "large":
-        write_mbox(out / "data" / "mail" / "bulk.mbox", BULK_MAIL)
-        texts, notes = passages(), out / "data" / "notes" / "bulk"
-        notes.mkdir(parents=True, exist_ok=True)
-        for i in range(BULK_NOTES):
-            a, b = texts[(i * 31 + 5) % len(texts)], texts[(i * 613 + 101) % len(texts)]
-            (notes / f"note-{i:05d}.md").write_text(f"# Note {i}\n\n{a}\n\n{b}\n", encoding="utf-8")
+    mails, notes_n = BULK[size]
+    write_mbox(out / "data" / "mail" / "bulk.mbox", mails)
+    texts, notes = passages(), out / "data" / "notes" / "bulk"
+    notes.mkdir(parents=True, exist_ok=True)
+    for i in range(notes_n):
+        a, b = texts[(i * 31 + 5) % len(texts)], texts[(i * 613 + 101) % len(texts)]
+        (notes / f"note-{i:05d}.md").write_text(f"# Note {i}\n\n{a}\n\n{b}\n", encoding="utf-8")
     sources = json.loads((out / "home.json").read_text())["sources"]
     queries = [json.loads(line) for line in (out / "queries.jsonl").read_text().splitlines() if line.strip()]
     positives = [q["text"] for q in queries if q["kind"] not in ("negative", "filtered")][:10]
@@ -207,7 +209,7 @@ def mcp_first_search(home: Path, q: str) -> dict:
             t2 = time.perf_counter()
             await session.call_tool("search", {"query": q + " again", "k": 10})
             t3 = time.perf_counter()
-        assert not first.isError, first
+        assert not first.is_error, first
         return {
             "initialize_s": round(t1 - t0, 2),
             "first_search_s": round(t2 - t0, 2),
@@ -274,11 +276,14 @@ def run(size: str, leann_python: Path | None, bare_sample: int | None) -> dict:
     for s in sources:
         h.add_source(s["name"], s["connector"], str((data_root / s["path"]).resolve()), known=names)
     out: dict = {"size": size, "sources": len(sources), "when": datetime.now(UTC).isoformat(timespec="seconds")}
+    partial = WORK / f"home-{size}-partial.json"  # what a run that fails later still leaves
 
     out["full"] = build(home)
+    partial.write_text(json.dumps(out, indent=1))
     texts = chunk_texts(home)
     out["chunks"], out["distinct_texts"] = len(texts), len(set(texts))
     out["bare"] = bare_encode(texts, home_model(h), bare_sample)
+    partial.write_text(json.dumps(out, indent=1))
     out["rebuild"] = build(home)
     assert all(r["run_id"] is None for r in out["rebuild"]["reports"]), "a no-change rebuild started a run"
     mail = next(s for s in sources if s["connector"] == "mail")
@@ -289,9 +294,12 @@ def run(size: str, leann_python: Path | None, bare_sample: int | None) -> dict:
     assert refreshed["added"] == 1 and refreshed["chunks_embedded"] == 1, refreshed
     out["refresh"]["mbox_messages"] = sum(1 for line in open(mbox, "rb") if line.startswith(b"Message-ID:"))
     out["refresh"]["full_run_s"] = next(r["seconds"] for r in out["full"]["reports"] if r["source"] == mail["name"])
+    partial.write_text(json.dumps(out, indent=1))
     out["cold_search"] = cold_search(home, queries)
     out["warm_search"] = warm_search(home, queries)
+    partial.write_text(json.dumps(out, indent=1))
     out["mcp"] = mcp_first_search(home, queries[0])
+    partial.write_text(json.dumps(out, indent=1))
     if leann_python:
         out["leann"] = leann(leann_python, data_root / "data", size, queries)
     return out
@@ -335,11 +343,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", choices=("small", "large", "both"), default="both")
     ap.add_argument("--leann-python", type=Path)
-    ap.add_argument("--bare-sample", type=int, help="encode this many texts and scale (default: all; large: 3000)")
+    ap.add_argument("--bare-sample", type=int, help="encode this many texts and scale (default: all; large: 2000)")
     args = ap.parse_args()
     sizes = ("small", "large") if args.size == "both" else (args.size,)
     for size in sizes:
-        sample = args.bare_sample or (3000 if size == "large" else None)
+        sample = args.bare_sample or (2000 if size == "large" else None)
         result = run(size, args.leann_python, sample)
         path = BENCH / "results" / f"home-{size}.json"
         path.write_text(json.dumps(result, indent=1) + "\n")
