@@ -83,7 +83,8 @@ bench: setup $(LEANN_VENV)/bin/leann
 	$(BIN)/python benchmarks/build_bench.py --leann-python $(LEANN_VENV)/bin/python
 
 # A home of nine sources at two sizes (≈1,200 and ≈20,000 chunks) beside LEANN: build, bare encode,
-# no-change rebuild, one-new-record refresh, cold/warm/MCP search. ≈1 h on 2 cores; benchmarks/README.md.
+# no-change rebuild, one-new-record refresh, cold/warm/MCP search. ≈3 h on 2 cores (the large size's
+# encoding); `home_bench.py --size small` alone ≈20 min. benchmarks/README.md.
 bench-home: setup $(LEANN_VENV)/bin/leann
 	$(BIN)/pip install -q -e ".[bench]"
 	$(BIN)/python benchmarks/home_bench.py --leann-python $(LEANN_VENV)/bin/python

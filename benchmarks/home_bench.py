@@ -1,6 +1,6 @@
 """A person's home, not one folder: nine sources of every connector, at two sizes (issue 20).
 
-    make bench-home                     # both sizes, LEANN beside (≈ 1 h on two cores)
+    make bench-home                     # both sizes, LEANN beside (small ≈ 20 min, large ≈ 2.5 h on two cores)
     .venv/bin/python benchmarks/home_bench.py --size small [--leann-python P] [--bare-sample N]
 
 Data, generated, the same bytes every run, under ``benchmarks/.work/home-<size>``:

@@ -132,7 +132,6 @@ def forget_runs(home: Home, source: Source) -> int:
     for run_id in ids:
         instance.delete_run(run_id)
     _forget_latest(instance, ids)
-
     for run_id in ids:
         with contextlib.suppress(NotImplementedError, OSError):  # a manager may keep none
             instance.compute_log_manager.delete_logs(prefix=[run_id])
