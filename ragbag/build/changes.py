@@ -116,7 +116,8 @@ def unchanged(home: Home, source: Source) -> dict[str, Any] | None:
 
 
 def forget(home: Home, source: Source) -> None:
-    """Drop the source's change records (its removal, or a build that must run in full)."""
+    """Drop the source's change records: it is removed, and a source added later under its name
+    must not inherit them."""
     for state in ("reading", "built"):
         _path(home, source, state).unlink(missing_ok=True)
 

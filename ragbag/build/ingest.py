@@ -57,8 +57,8 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader) -> dict[str
     new_cursor: dict[str, Any] | None = None
 
     def flush() -> None:
-        """Write one batch: the reader's records never all wait in memory (a mailbox of
-        200,000 messages is read in constant space)."""
+        """Write one batch: the reader's records never all wait in memory, so a mailbox of any
+        size is read in the space of one batch (benchmarks/memory_bench.py)."""
         nonlocal batch, batch_bytes
         fresh = [d for d in batch if old.get(d.doc_id) != d.content_hash]
         changed = [d.doc_id for d in fresh if d.doc_id in old]
