@@ -43,6 +43,7 @@ def chunk(store: Store, source: Source, spans: Spanner, model: str) -> dict[str,
     keys = {i: chunking_key(h, model) for i, h in zip(docs["doc_id"], docs["content_hash"])}
     todo = [i for i, key in keys.items() if hashes.get(i) != {key}]
     gone = [i for i in hashes if i not in keys]
+    had = set(hashes)  # a delete that matches nothing still commits a table version
     del hashes
 
     count = embedding.token_counter(model)
@@ -58,7 +59,7 @@ def chunk(store: Store, source: Source, spans: Spanner, model: str) -> dict[str,
         rows: list[dict[str, Any]] = []
         for row in store.lookup("documents", "doc_id", ids, SCHEMAS["documents"].names).to_pylist():
             rows.extend(_chunk_rows(row, spans, count, budget, keys[row["doc_id"]]))
-        store.delete_keys("chunks", "doc_id", ids, source.name)
+        store.delete_keys("chunks", "doc_id", [i for i in ids if i in had], source.name)
         store.add("chunks", pa.Table.from_pylist(rows, schema=store.table("chunks").schema))
         made += len(rows)
         shown.extend((r["title"], r["uri"], r["text"]) for r in rows[: PREVIEW_ROWS - len(shown)])
