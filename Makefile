@@ -11,7 +11,7 @@ CHROMIUM ?= /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CONNECTOR ?= files
 
-.PHONY: setup demo test check ui browser postgres backfill bench bench-home clean
+.PHONY: setup demo test check ui browser postgres inspector backfill bench bench-home clean
 
 $(BIN)/ragbag: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +33,7 @@ demo: setup
 # Two workers (pytest-xdist): most tests wait on subprocesses (the CLI, dagster dev, Chromium),
 # so two cores run two at once. TEST_WORKERS=0 runs everything in one process.
 TEST_WORKERS ?= 2
-test: setup browser postgres check
+test: setup browser postgres inspector check
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --maxschedchunk 1
 
 # Lint, format and types (the import layers are a test: tests/test_layers.py). Part of `make test`.
@@ -55,6 +55,20 @@ PG_INITDB := $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb))
 postgres:
 	@test -n "$(PG_INITDB)" || $(SUDO) apt-get install -y postgresql || \
 	  { $(SUDO) apt-get update && $(SUDO) apt-get install -y postgresql; }
+
+# The MCP Inspector's CLI (npm), a third-party MCP client on the reference TypeScript SDK that
+# tests/test_mcp_inspector.py drives `ragbag mcp` with: the versions tests/inspector/package-lock.json
+# pins, installed into the git-ignored $(NPM_PREFIX) (where the test looks), again when the lock
+# changes. It needs node >= 20: the package declares >= 22.19 (hence --engine-strict=false), but
+# its CLI runs on 20; Debian 12's node 18 cannot run it. Without npm nothing is installed and the
+# test skips.
+NPM_PREFIX := .work/npm
+inspector: $(NPM_PREFIX)/node_modules/.package-lock.json
+$(NPM_PREFIX)/node_modules/.package-lock.json: tests/inspector/package.json tests/inspector/package-lock.json
+	@if command -v npm >/dev/null; then \
+	  mkdir -p "$(NPM_PREFIX)" && cp tests/inspector/package.json tests/inspector/package-lock.json "$(NPM_PREFIX)/" && \
+	  npm ci --prefix "$(NPM_PREFIX)" --ignore-scripts --engine-strict=false --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: tests/test_mcp_inspector.py will skip (it needs node >= 20 and npm)"; fi
 
 # The Dagster UI over the demo home (or RAGBAG_HOME=... make ui), bound to loopback; umask 077 so
 # the webserver's and daemon's own files (run history, schedules) are owner-only like the rest.
@@ -90,4 +104,4 @@ bench-home: setup $(LEANN_VENV)/bin/leann
 	$(BIN)/python benchmarks/home_bench.py --leann-python $(LEANN_VENV)/bin/python
 
 clean:
-	rm -rf $(VENV) $(DEMO_HOME) .pytest_cache
+	rm -rf $(VENV) $(DEMO_HOME) $(NPM_PREFIX) .pytest_cache

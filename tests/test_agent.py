@@ -50,7 +50,8 @@ class Scripted(Provider):
         yield self._next(messages)
 
     def chat_tools(self, messages, tools):
-        assert {t["name"] for t in tools} == {"search", "find_files", "read_file", "grep_file"}
+        assert all(set(t) == {"name", "description", "parameters"} for t in tools)  # the Provider contract
+        assert {t["name"] for t in tools} == {"search", "find_files", "read_file", "grep_file", "history", "diff"}
         return self._next(messages)
 
 

@@ -31,6 +31,9 @@ def test_quickstart_notebook_executes(home, instance):
     outputs = _run_on_sample(home, instance, "quickstart.ipynb")
     html = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
     assert "Account help" in html and "http_client.py" in html
+    # Visual citations: the sample PDF's page as a picture, a markdown passage marked in its section.
+    assert any("image/png" in o.get("data", {}) for o in outputs), "no picture of the cited PDF page"
+    assert '<mark id="cited">' in html
 
 
 def test_explore_notebook_executes(home):

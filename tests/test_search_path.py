@@ -9,7 +9,7 @@ import sys
 
 from conftest import build_in_process, cli, write
 
-HEAVY = ("lancedb", "lance", "torch", "dagster", "sentence_transformers")
+HEAVY = ("lancedb", "lance", "torch", "dagster", "sentence_transformers", "pypdfium2", "PIL")
 
 NOTES = {
     "lisbon.md": "# Lisbon\n\nThe gate code in Lisbon is 4711.\n",

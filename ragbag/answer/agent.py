@@ -147,7 +147,11 @@ class Agent:
         self.filters = {k: v for k, v in (filters or {}).items() if v not in (None, [], "")}
         self.trace = trace or (lambda kind, text: None)
         self.native = provider.supports_tools if native is None else native
-        self.specs = [s for s in SPECS if s["name"] in AGENT_TOOLS]
+        # What a provider's tool calling takes: a spec's ``returns`` (the MCP output schema) is not
+        # part of it, and OpenAI-compatible servers refuse function fields they do not know.
+        self.specs = [
+            {k: s[k] for k in ("name", "description", "parameters")} for s in SPECS if s["name"] in AGENT_TOOLS
+        ]
         self.passages: dict[str, dict[str, Any]] = {}  # citation → passage seen in an observation
 
     # -- the loop -------------------------------------------------------------------------------

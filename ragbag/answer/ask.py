@@ -40,9 +40,13 @@ class Answer:
     unresolved: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
+        """The answer as ``ask --json`` prints it. A PDF citation also says where it is on the
+        page: ``page`` and ``boxes`` (PDF points, one box per line, on that page) and ``pages``
+        (every page it runs over), read from the file now; when the file is gone or changed,
+        ``boxes_unavailable`` says so instead and the answer stands."""
         out: dict[str, Any] = {
             "answer": self.answer,
-            "citations": self.citations,
+            "citations": [self._placed(c) for c in self.citations],
             "model": self.model,
             "question": self.question,
             "relevant": self.relevant,
@@ -50,6 +54,15 @@ class Answer:
         if self.unresolved:
             out["unresolved_citations"] = self.unresolved
         return out
+
+    def _placed(self, cited: dict[str, Any]) -> dict[str, Any]:
+        if not cited.get("page"):
+            return cited
+        from ragbag.answer import visual
+
+        b = citations.in_blocks(self.retrieved, cited["citation"])
+        passage = (b.passage if b else "") or cited["text"]
+        return {**cited, **visual.citation_boxes(cited["uri"], passage, cited["page"], cited["source"])}
 
 
 def settings(home: Home) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from ragbag.core.dates import iso
 from ragbag.core.home import Home
 
 FIELDS = ("citation", "source", "connector", "uri", "title", "date", "doc_id", "text")
+PAGE_FIELDS = ("page", "page_end")  # a PDF passage's, beside FIELDS where known
 _CITE = re.compile(r"c:([0-9a-f]{6,})")
 _BRACKETS = re.compile(r"\[([^\[\]]*c:[0-9a-f]{6,}[^\[\]]*)\]")
 
@@ -45,15 +46,25 @@ class Block:
     text: str
     score: float = 0.0
     vector_score: float | None = None
+    pages: tuple[int, int] | None = None  # a PDF passage's first and last page
+    passage: str = ""  # the cited chunk's own text, where ``text`` was widened with its neighbours
 
     def as_citation(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in FIELDS}
+        """The citation's fields; a PDF passage's pages too (``page``, ``page_end``)."""
+        out = {k: getattr(self, k) for k in FIELDS}
+        if self.pages:
+            out.update(zip(PAGE_FIELDS, self.pages))
+        return out
 
 
 def block(n: int, hit: Mapping[str, Any]) -> Block:
     """Passage number ``n`` of the context, from a search hit (a row of ``query.search``) or a
     passage the agent collected; a missing cosine (None or NaN) stays None."""
     vs = hit.get("vector_score")
+    meta = hit.get("metadata")
+    pages = None
+    if isinstance(meta, Mapping) and meta.get("format") == "pdf" and meta.get("page_start"):
+        pages = (int(meta["page_start"]), int(meta.get("page_end") or meta["page_start"]))
     return Block(
         n,
         hit["citation"],
@@ -66,6 +77,8 @@ def block(n: int, hit: Mapping[str, Any]) -> Block:
         hit["text"],
         float(hit.get("score", 0.0)),
         None if vs is None or vs != vs else float(vs),
+        pages,
+        hit.get("chunk_text") or "",
     )
 
 
@@ -93,13 +106,14 @@ def in_blocks(blocks: list[Block], cid: str) -> Block | None:
 
 
 def resolve(text: str, find: Callable[[str], Mapping[str, Any] | None]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The citations of ``text`` in order, each found by ``find(cid)``, and the ids it could not
-    find (shown as unresolved, never silently dropped)."""
+    """The citations of ``text`` in order, each found by ``find(cid)`` (with a PDF passage's
+    ``page``/``page_end`` when it has them), and the ids it could not find (shown as
+    unresolved, never silently dropped)."""
     found, missing = [], []
     for cid in cited(text):
         info = find(cid)
         if info:
-            found.append({k: info.get(k) for k in FIELDS})
+            found.append({k: info.get(k) for k in FIELDS} | {k: info[k] for k in PAGE_FIELDS if info.get(k)})
         else:
             missing.append(cid)
     return found, missing
@@ -107,7 +121,8 @@ def resolve(text: str, find: Callable[[str], Mapping[str, Any] | None]) -> tuple
 
 def lookup(home: Home, cid: str) -> dict[str, Any] | None:
     """The published passage behind a citation id ([c:xxxxxx] or xxxxxx), with its character
-    span in its document; None when no published chunk has it."""
+    span in its document and its chunk metadata (a PDF passage's pages: ``ragbag.answer.visual``
+    draws them); None when no published chunk has it."""
     from ragbag.search import snapshot
 
     cid = cid.removeprefix("c:")
@@ -128,6 +143,9 @@ def lookup(home: Home, cid: str) -> dict[str, Any] | None:
                     "start": r["start"],
                     "end": r["end"],
                     "text": r["text"],
+                    "metadata": r.get("metadata") or {},
+                    "version": r.get("version") or 1,
+                    "valid_to": iso(r.get("valid_to")),  # set: the passage of an earlier version
                 }
     return None
 
@@ -139,7 +157,9 @@ def sources_text(citations: list[dict[str, Any]]) -> str:
     lines = ["\nSources:\n"]
     for c in citations:
         date = f" — {str(c['date'])[:10]}" if c.get("date") else ""
+        page = f" p.{c['page']}" if c.get("page") else ""
         lines.append(
-            f"  {marker(c['citation'])} {c.get('title') or '(untitled)'} — {c['source']} — {c.get('uri') or ''}{date}\n"
+            f"  {marker(c['citation'])} {c.get('title') or '(untitled)'}{page} — {c['source']} — "
+            f"{c.get('uri') or ''}{date}\n"
         )
     return "".join(lines)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from ragbag.answer import grep
+from ragbag.answer import grep, versions
 from ragbag.answer.tool_specs import MAX_CHARS, MAX_K, READ_DEFAULT, ToolError, find_spec, validate
 from ragbag.core.cache import LRU
 from ragbag.core.dates import iso
@@ -44,6 +44,9 @@ class _Docs:
     meta: dict[str, dict[str, Any]]
     table: Any
     spans: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)  # doc_id → chunk spans
+    # Chunks of earlier versions: doc_id → (first version, last version, start, end, text, citation)
+    past_spans: dict[str, list[tuple[int, int, int, int, str, str]]] = field(default_factory=dict)
+    kept: dict[str, int] = field(default_factory=dict)  # doc_id → earlier versions kept
 
 
 class Tools:
@@ -109,39 +112,65 @@ class Tools:
                     continue
                 total += 1
                 if len(out) < limit:
-                    out.append(_doc_public(m))
+                    kept = docs.kept.get(m["doc_id"], 0)
+                    out.append({**_doc_public(m), "version": m.get("version") or 1, "versions": kept + 1})
         out.sort(key=lambda d: (d["source"], d["uri"]))
         res: dict[str, Any] = {"documents": out, "total": total}
         if total > len(out):
             res["note"] = f"showing {len(out)} of {total}: narrow with name/name_contains/connector or raise limit"
         return self._fit(res, "documents", "narrow with name/name_contains/connector")
 
-    def read_file(self, doc_id: str, offset: int = 0, max_length: int = READ_DEFAULT) -> dict[str, Any]:
-        docs, meta = self._doc(doc_id)
-        text = self._text(docs, doc_id)
+    def read_file(
+        self, doc_id: str, offset: int = 0, max_length: int = READ_DEFAULT, version: int | None = None
+    ) -> dict[str, Any]:
+        docs, meta, text, spans = self._version(doc_id, version)
         max_length = min(max_length, self.max_chars - 2_000)
         if offset > len(text):
             raise ToolError(f"offset {offset} is past the end of {doc_id} ({len(text)} characters)")
         end = min(len(text), offset + max_length)
         res = {
             **_doc_public(meta),
+            "version": meta["version"],
             "length": len(text),
             "offset": offset,
             "end": end,
             "text": text[offset:end],
-            "citations": [
-                {"citation": c, "start": s, "end": e}
-                for s, e, c in docs.spans.get(doc_id, [])
-                if s < end and e > offset
-            ],
+            "citations": [{"citation": c, "start": s, "end": e} for s, e, c in spans if s < end and e > offset],
         }
         if end < len(text):
             res["next_offset"] = end
             res["note"] = (
                 f"truncated: showing characters {offset}-{end} of {len(text)}; "
                 f"call read_file with offset={end} for the rest"
+                + (f" (and version={meta['version']})" if version is not None else "")
             )
         return res
+
+    def history(self, doc_id: str | None = None, path: str | None = None) -> dict[str, Any]:
+        """A document's kept versions, oldest first, by doc_id or by its path/uri."""
+        if (doc_id is None) == (path is None):
+            raise ToolError("give either doc_id or path")
+        kept = self._versions(doc_id if doc_id is not None else self._by_path(path or ""))
+        top = kept[-1]
+        return {
+            **{k: top.get(k) for k in ("doc_id", "source", "connector", "title", "uri")},
+            "deleted": not top["current"],
+            "versions": [{k: v.get(k) for k in versions.LISTED} for v in kept],
+        }
+
+    def diff(self, doc_id: str, from_version: int, to_version: int | None = None, context: int = 3) -> dict[str, Any]:
+        """A unified diff between two versions of a document (to_version: the latest)."""
+        if to_version is None:  # the latest: the current one, or a deleted document's last
+            to_version = self._versions(doc_id)[-1]["version"]
+        _, old_meta, old, _ = self._version(doc_id, from_version)
+        _, new_meta, new, _ = self._version(doc_id, to_version)
+        res = {
+            **_doc_public(new_meta),
+            "from_version": old_meta["version"],
+            "to_version": new_meta["version"],
+            **versions.unified(old, new, old_meta["version"], new_meta["version"], context),
+        }
+        return self._fit(res, "diff", "lower context, or read_file each version")
 
     def grep_file(
         self, doc_id: str, pattern: str, context_chars: int = 80, limit: int = 20, ignore_case: bool = True
@@ -165,6 +194,16 @@ class Tools:
 
     def source_status(self, source: str) -> dict[str, Any]:
         return sources.status(self.home, self.home.source(source), STATUS_FIELDS)
+
+    def show_citation(self, citation: str) -> dict[str, Any]:
+        """A cited passage in its place (``ragbag.answer.visual``): a PDF's pages as a PNG with the
+        passage outlined, else its section of the document. The PNG (``image_png_base64``, which
+        the MCP server sends as image content) is outside the character budget, which a picture
+        cannot be cut to fit; the section's context around the passage is sized to stay within it."""
+        from ragbag.answer import visual
+
+        context = max(0, min(visual.CONTEXT_CHARS, (self.max_chars - 6_000) // 4))
+        return visual.make(self.home, citation, tools=self, context=context).as_json(image=True)
 
     def warm(self) -> int:
         """Load what the tools read before the first call needs it (the MCP server does this at
@@ -220,21 +259,38 @@ class Tools:
         store = snap.store
         assert store is not None
         rows = store.published_rows(
-            "documents", name, version, ["doc_id", "uri", "title", "connector", "date", "metadata"]
+            "documents", name, version, ["doc_id", "uri", "title", "connector", "date", "metadata", *_VERSION_COLUMNS]
         ).to_pylist()
         meta = {}
         for r in rows:
             md = json.loads(r.pop("metadata") or "{}")
-            meta[r["doc_id"]] = {**r, "source": name, "date": iso(r["date"]), "path": str(md.get("path") or "")}
+            meta[r["doc_id"]] = {
+                **r,
+                "source": name,
+                "date": iso(r["date"]),
+                "path": str(md.get("path") or ""),
+                "version": r.get("version") or 1,
+                "valid_from": iso(r.get("valid_from")),
+                "valid_to": None,
+            }
         table = store.db.open_table("documents")
         table.checkout(version)
         docs = _Docs(snap.key, name, connector, version, meta, table)
         from ragbag.core.records import citation_for
 
         for r in snap.records:
-            docs.spans.setdefault(r["doc_id"], []).append((int(r["start"]), int(r["end"]), citation_for(r["chunk_id"])))
+            cite = citation_for(r["chunk_id"])
+            if r.get("valid_to") is None:
+                docs.spans.setdefault(r["doc_id"], []).append((int(r["start"]), int(r["end"]), cite))
+            else:
+                last = r.get("version") or 1
+                first = r.get("first_version") or last
+                docs.past_spans.setdefault(r["doc_id"], []).append(
+                    (first, last, int(r["start"]), int(r["end"]), r["text"], cite)
+                )
         for v in docs.spans.values():
             v.sort()
+        docs.kept = versions.kept_counts(store, name)
         self._docs[name] = docs  # texts of the old version age out of the cache: their keys name it
         return docs
 
@@ -245,6 +301,68 @@ class Tools:
             if doc_id in docs.meta:
                 return docs, docs.meta[doc_id]
         raise ToolError(f"unknown doc_id {doc_id!r}: use a doc_id returned by search or find_files")
+
+    def _version(self, doc_id: str, version: int | None) -> tuple[_Docs | None, dict[str, Any], str, list]:
+        """(its source's documents, the version's metadata, its text, its citations' spans): the
+        current version when ``version`` is None or the current one's number, else a kept one."""
+        current = self._find(doc_id)
+        if current is not None and (version is None or version == current[1]["version"]):
+            docs, meta = current
+            return docs, meta, self._text(docs, doc_id), docs.spans.get(doc_id, [])
+        past = {v["version"]: v for v in self._past(doc_id)}
+        if current is None and not past:
+            raise ToolError(f"unknown doc_id {doc_id!r}: use a doc_id returned by search or find_files")
+        if version is None:
+            raise ToolError(f"{doc_id} was deleted; its kept versions: {versions.listed(past)} (pass version=)")
+        if version not in past:
+            numbers = sorted(past) + ([current[1]["version"]] if current else [])
+            raise ToolError(f"version {version} of {doc_id} is not kept; versions: {versions.listed(numbers)}")
+        row = past[version]
+        owner = current[0] if current else self._source_docs(row["source"])
+        text = row["text"] or ""
+        spans = versions.spans_in(version, text, owner.past_spans.get(doc_id, []) if owner else [])
+        return owner, versions.meta(row), text, spans
+
+    def _versions(self, doc_id: str) -> list[dict[str, Any]]:
+        """Every kept version of a document, the current one last, with its size in characters."""
+        current = self._find(doc_id)
+        number = current[1]["version"] if current else None
+        # (a version both current and kept: a build deleting it has not published yet)
+        out = [
+            {**versions.meta(r), "chars": len(r["text"] or "")} for r in self._past(doc_id) if r["version"] != number
+        ]
+        out.sort(key=lambda v: v["version"])
+        if current is not None:
+            docs, meta = current
+            out.append({**meta, "current": True, "chars": len(self._text(docs, doc_id))})
+        if not out:
+            raise ToolError(f"unknown doc_id {doc_id!r}: use a doc_id returned by search or find_files")
+        return out
+
+    def _past(self, doc_id: str) -> list[dict[str, Any]]:
+        if not isinstance(doc_id, str) or not doc_id.strip():
+            raise ToolError("doc_id is empty")
+        return versions.past(self.home, doc_id)
+
+    def _by_path(self, path: str) -> str:
+        """The doc_id of the one document (current, or deleted with kept versions) at a path/uri."""
+        found = {m["doc_id"] for docs in self._all_docs() for m in docs.meta.values() if _name_matches(m, path)}
+        found = found or versions.deleted_at(self.home, path)
+        if not found:
+            raise ToolError(f"no indexed document at {path!r}: find_files lists them")
+        if len(found) > 1:
+            raise ToolError(f"{path!r} names {len(found)} documents: give a doc_id ({', '.join(sorted(found)[:5])})")
+        return found.pop()
+
+    def _find(self, doc_id: str) -> tuple[_Docs, dict[str, Any]] | None:
+        try:
+            return self._doc(doc_id)
+        except ToolError:
+            return None
+
+    def _source_docs(self, source: str) -> _Docs | None:
+        docs = self._all_docs(source) if source in self.home.sources() else []
+        return docs[0] if docs else None
 
     def _text(self, docs: _Docs, doc_id: str) -> str:
         from ragbag.index.store import lit
@@ -267,6 +385,9 @@ class Tools:
         text = got[0] or ""
         self._texts.put(key, text)
         return text
+
+
+_VERSION_COLUMNS = ["version", "valid_from", "content_hash"]
 
 
 # What list_sources and source_status show of a source's status row (``ragbag.search.sources``).
@@ -306,6 +427,8 @@ def hit_dict(h: dict[str, Any], rank: int) -> dict[str, Any]:
         "uri": h["uri"],
         "date": iso(h.get("date")),
         "doc_id": h["doc_id"],
+        "version": int(h.get("version") or 1),
+        "valid_to": iso(h.get("valid_to")),
         "start": int(h["start"]),
         "end": int(h["end"]),
         "text": h["text"],

@@ -53,11 +53,18 @@ def unique_chunk_ids(store: Store, home: Home, source: Source) -> Check:
 
 
 def no_orphan_chunks(store: Store, home: Home, source: Source) -> Check:
+    """Every chunk belongs to a stored document: a current one, or (the chunks of earlier texts)
+    one whose versions are kept; and only those are still open (valid now)."""
     docs = set(store.rows("documents", source.name, ["doc_id"]).column("doc_id").to_pylist())
-    chunk_docs = store.rows("chunks", source.name, ["doc_id"]).column("doc_id").to_pylist()
-    orphans = sum(1 for d in chunk_docs if d not in docs)
+    kept = set(store.rows("document_versions", source.name, ["doc_id"]).column("doc_id").to_pylist())
+    chunks = store.rows("chunks", source.name, ["doc_id", "valid_to"]).to_pydict()
+    orphans = sum(1 for d in chunks["doc_id"] if d not in docs and d not in kept)
+    open_past = sum(1 for d, t in zip(chunks["doc_id"], chunks["valid_to"]) if t is None and d not in docs)
     return Check(
-        "no_orphan_chunks", orphans == 0, f"{orphans} chunks belong to no stored document", {"orphans": orphans}
+        "no_orphan_chunks",
+        orphans == 0 and open_past == 0,
+        f"{orphans} chunks belong to no stored document, {open_past} of a deleted one are still current",
+        {"orphans": orphans, "open_past": open_past},
     )
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from ragbag.build import changes
+from ragbag.build import changes, history
 from ragbag.build.preview import ROWS as PREVIEW_ROWS
 from ragbag.build.preview import preview
 from ragbag.core import progress
@@ -27,6 +28,7 @@ from ragbag.index.store import SCHEMAS, Store
 # A batch is written when it holds this many records or this much text, whichever comes first.
 _BATCH_RECORDS = 2_000
 _BATCH_BYTES = 32 << 20
+_SHOWN_VERSIONS = 50  # changed documents named in the report (the counts are whole)
 
 Reader = Callable[..., Iterator["Document | ReadError | Seen | Cursor"]]  # read(path, source, cursor, options=)
 
@@ -36,7 +38,8 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader) -> dict[str
 
     Incremental connectors read only past their cursor and vouch for older records with
     ``Seen``; everything else stored but not yielded is a deletion. The new cursor is saved only
-    after the documents are written, so a killed build re-reads rather than skips.
+    after the documents are written, so a killed build re-reads rather than skips. A changed or
+    deleted document's previous text is kept as a version (``ragbag.build.history``).
     """
     root = Path(source.path) if source.path else None
     if root is not None and not root.exists():
@@ -55,6 +58,9 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader) -> dict[str
     batch: list[Document] = []
     batch_bytes = 0
     new_cursor: dict[str, Any] | None = None
+    keeps_history = home.history_rule(source)[0] > 1
+    versioned: list[dict[str, Any]] = []  # shown on the materialisation: the history per partition
+    now = datetime.now(UTC)
 
     def flush() -> None:
         """Write one batch: the reader's records never all wait in memory, so a mailbox of any
@@ -64,8 +70,29 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader) -> dict[str
         changed = [d.doc_id for d in fresh if d.doc_id in old]
         counts["changed"] += len(changed)
         counts["added"] += len(fresh) - len(changed)
+        previous = {
+            r["doc_id"]: r
+            for r in store.lookup("documents", "doc_id", changed, SCHEMAS["documents"].names).to_pylist()
+            if r["source"] == source.name
+        }
+        versions = {}
+        for d in fresh:
+            p = previous.get(d.doc_id)
+            versions[d.doc_id] = (
+                ((p["version"] or 1) + 1, history.valid_from(d, p["valid_from"], now))
+                if p
+                else (1, history.valid_from(d, None, now))
+            )
+        versioned.extend(
+            {"uri": d.uri, "version": versions[d.doc_id][0], "since": versions[d.doc_id][1].isoformat()}
+            for d in fresh
+            if d.doc_id in previous
+        )
+        del versioned[_SHOWN_VERSIONS:]
+        if keeps_history:
+            history.supersede(store, source.name, list(previous.values()), {i: versions[i][1] for i in previous})
         store.delete_keys("documents", "doc_id", changed, source.name)
-        store.add("documents", _document_rows(fresh))
+        store.add("documents", _document_rows(fresh, versions))
         shown.extend((d.title, d.uri, d.text) for d in fresh[: PREVIEW_ROWS - len(shown)])
         batch, batch_bytes = [], 0
         progress.report("read", source.name, len(read))
@@ -91,7 +118,13 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader) -> dict[str
     progress.report("read", source.name, len(read), len(read))
 
     deleted = [i for i in old if i not in read and i not in seen]
+    if keeps_history and deleted:
+        gone = store.lookup("documents", "doc_id", deleted, SCHEMAS["documents"].names).to_pylist()
+        history.supersede(
+            store, source.name, [r for r in gone if r["source"] == source.name], dict.fromkeys(deleted, now)
+        )
     store.delete_keys("documents", "doc_id", deleted, source.name)
+    kept = history.prune(store, home, source, now)
     if new_cursor is not None:
         _save_cursor(cursor_file, source, new_cursor)
     changes.note_reading(home, source, fingerprint, errors)
@@ -101,6 +134,9 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader) -> dict[str
         "added": counts["added"],
         "changed": counts["changed"],
         "deleted": len(deleted),
+        "versions_kept": kept["kept"],
+        "versions_dropped": kept["dropped"],
+        "new_versions": versioned,
         "errors": errors,
         "preview": preview(shown),
         "table_version": store.table("documents").version,
@@ -127,7 +163,8 @@ def _save_cursor(path: Path, source: Source, state: dict[str, Any]) -> None:
     write_private(path, json.dumps(body, default=str))
 
 
-def _document_rows(docs: list[Document]) -> pa.Table:
+def _document_rows(docs: list[Document], versions: dict[str, tuple[int, datetime]]) -> pa.Table:
+    """Rows of new current versions: ``versions[doc_id]`` is (version, valid_from)."""
     return pa.Table.from_pylist(
         [
             {
@@ -144,6 +181,9 @@ def _document_rows(docs: list[Document]) -> pa.Table:
                 "authors": d.authors,
                 "content_hash": d.content_hash,
                 "metadata": json.dumps(d.metadata, sort_keys=True, default=str, ensure_ascii=False),
+                "version": versions[d.doc_id][0],
+                "valid_from": versions[d.doc_id][1],
+                "valid_to": None,
             }
             for d in docs
         ],

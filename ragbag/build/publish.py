@@ -32,12 +32,12 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
     When the source's chunks and embeddings are exactly what the current index was built from
     (same fingerprint), the published index stays as it is: a no-change rebuild costs a scan.
     """
-    keys = store.rows("chunks", source.name, ["chunk_id", "content_hash"]).to_pydict()
+    keys = store.rows("chunks", source.name, ["chunk_id", "content_hash", *_VALIDITY]).to_pydict()
     identity = chunk_identity(keys)
     staged = staged_graph(home, source)
     if staged is None or staged["fingerprint"] != graph_fingerprint(home, source, model, identity):
         raise RagbagError(f"source {source.name!r}: its graph index is missing or stale; run the graph stage")
-    fingerprint = stable_hash(model, bm25.TOKENIZER_VERSION, staged["fingerprint"], *identity)
+    fingerprint = stable_hash(model, bm25.TOKENIZER_VERSION, staged["fingerprint"], *identity, *_validity(keys))
     current = published.published_manifest(home, source)
     base = home.index_dir(source.connector, source.name)
     if current and current.get("fingerprint") == fingerprint:
@@ -98,6 +98,18 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
         "table_version": versions["chunks"],
         "preview": preview([(c, "", t) for c, t in list(zip(ids, texts))[:PREVIEW_ROWS]]),
     }
+
+
+_VALIDITY = ["version", "first_version", "valid_from", "valid_to"]
+
+
+def _validity(keys: dict[str, list[Any]]) -> list[str]:
+    """The versions and validity of the chunks that have them (a chunk closed when its document
+    changed or went keeps its id and text: the index must still be published anew). Chunks
+    from before versions existed have none, and leave the fingerprint as it was."""
+    return sorted(
+        ":".join(map(str, row)) for row in zip(keys["chunk_id"], *(keys[k] for k in _VALIDITY)) if row[1] is not None
+    )
 
 
 def _store_bytes(store: Store, source: str) -> int:

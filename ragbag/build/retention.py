@@ -16,8 +16,7 @@ from ragbag.build import changes
 from ragbag.build.ingest import cursor_path
 from ragbag.core.home import Home, Source
 from ragbag.index import published
-from ragbag.index.store import PUBLISHED as PUBLISHED_TABLES
-from ragbag.index.store import Store
+from ragbag.index.store import SOURCE_TABLES, Store
 
 
 def retain(store: Store, home: Home, just_published: Source) -> None:
@@ -70,7 +69,7 @@ def purge(store: Store, home: Home, source: Source) -> list[str]:
     text until their next build."""
     store.forget_vectors(source.name)
     remove(store, home, source)
-    for name in (*PUBLISHED_TABLES, "embedding_cache"):
+    for name in (*SOURCE_TABLES, "embedding_cache"):
         store.rewrite(name)
     store.compact()
     held = [

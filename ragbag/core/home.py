@@ -21,7 +21,15 @@ import yaml
 from ragbag.core import private
 from ragbag.core.errors import RagbagError
 from ragbag.core.private import clear_stale_temporaries, tighten, write_private
-from ragbag.core.settings import KEEP_VERSIONS, check, is_object_store, retention
+from ragbag.core.settings import (
+    HISTORY_DAYS,
+    HISTORY_VERSIONS,
+    KEEP_VERSIONS,
+    check,
+    history_limit,
+    is_object_store,
+    retention,
+)
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -36,11 +44,14 @@ class Source:
     connector: str
     path: str
     options: dict[str, Any] = field(default_factory=dict)
+    history: dict[str, int] = field(default_factory=dict)  # {"versions": N, "days": D}: see Home.history_rule
 
     def as_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"connector": self.connector, "path": self.path}
         if self.options:
             d["options"] = self.options
+        if self.history:
+            d["history"] = self.history
         return d
 
 
@@ -151,6 +162,17 @@ class Home:
     def keep_versions(self) -> timedelta:
         return retention(str(self.get_config("storage.keep_versions") or KEEP_VERSIONS))
 
+    def history_rule(self, source: Source) -> tuple[int, int]:
+        """(versions, days) a source's documents keep of their history: the source's own rule,
+        else the home's ``history.*`` settings, else the defaults."""
+        rule = []
+        for key, default in (("versions", HISTORY_VERSIONS), ("days", HISTORY_DAYS)):
+            value = source.history.get(key)
+            if value is None:
+                value = self.get_config(f"history.{key}")
+            rule.append(default if value is None else history_limit(f"history.{key}", value))
+        return rule[0], rule[1]
+
     def index_dir(self, connector: str, source: str) -> Path:
         return self.index_root / connector / source
 
@@ -189,7 +211,9 @@ class Home:
         for name, d in entries.items():
             if not isinstance(d, dict) or "connector" not in d or "path" not in d:
                 raise RagbagError(f"{self.sources_file}: source {name!r} needs 'connector' and 'path'")
-            out[str(name)] = Source(str(name), d["connector"], str(d["path"] or ""), d.get("options") or {})
+            out[str(name)] = Source(
+                str(name), d["connector"], str(d["path"] or ""), d.get("options") or {}, d.get("history") or {}
+            )
         return out
 
     def source(self, name: str) -> Source:
@@ -205,6 +229,7 @@ class Home:
         path: str,
         known: Collection[str],
         options: dict | None = None,
+        history: dict[str, int] | None = None,
     ) -> Source:
         """Register a source; every check runs before anything is written.
 
@@ -227,7 +252,8 @@ class Home:
             raise RagbagError(
                 f"a source named {name!r} already exists ({current[name].connector}: {current[name].path})"
             )
-        src = Source(name, connector, path, options or {})
+        history = {k: history_limit(f"history.{k}", v) for k, v in (history or {}).items() if v is not None}
+        src = Source(name, connector, path, options or {}, history)
         current[name] = src
         self._write_sources(current)
         return src

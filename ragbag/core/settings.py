@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from ragbag.core.errors import RagbagError
 
@@ -32,10 +33,17 @@ SETTABLE = {
     "llm.base_url",
     "storage.lance_uri",
     "storage.keep_versions",
+    "history.versions",
+    "history.days",
 }
 # Superseded table versions stay this long by default: a search that loaded an index just before
 # a publish still reads the versions it pinned (published versions stay regardless).
 KEEP_VERSIONS = "1h"
+# A document's earlier texts stay as versions (``--as-of``, ``ragbag history``): at most this many
+# versions of a document in all (the current one included), none superseded longer ago than this
+# many days. 0 versions keeps no history; per source with ``ragbag add --history-versions/-days``.
+HISTORY_VERSIONS = 5
+HISTORY_DAYS = 180
 
 
 def graph_budget(value: str) -> float:
@@ -118,4 +126,17 @@ def check(key: str, value: str) -> str:
         return lance_location(value)
     if key == "storage.keep_versions":
         retention(value)
+    if key.startswith("history."):
+        return str(history_limit(key, value))
     return value
+
+
+def history_limit(key: str, value: Any) -> int:
+    """``history.versions`` / ``history.days``: a whole number, 0 or more."""
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise RagbagError(f"{key} {value!r}: a whole number, 0 or more")
+    return n

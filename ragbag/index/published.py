@@ -71,6 +71,10 @@ ROW_FIELDS = (
     "metadata",
     "content_hash",
     "index_text",
+    "version",
+    "first_version",
+    "valid_from",
+    "valid_to",
 )
 # A version a publish superseded stays readable this long: a search that followed ``current``
 # just before the swap is still reading its files (a big source's load takes seconds). A later

@@ -44,6 +44,9 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("authors", pa.list_(pa.string())),
             ("metadata", pa.string()),
             ("content_hash", pa.string()),
+            ("version", pa.int32()),
+            ("valid_from", TS),
+            ("valid_to", TS),
         ]
     ),
     "chunks": pa.schema(
@@ -65,6 +68,10 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("updated_at", TS),
             ("date", TS),
             ("metadata", pa.string()),
+            ("version", pa.int32()),
+            ("first_version", pa.int32()),
+            ("valid_from", TS),
+            ("valid_to", TS),
         ]
     ),
     "embeddings": pa.schema(
@@ -78,7 +85,12 @@ SCHEMAS: dict[str, pa.Schema] = {
     ),
     "embedding_cache": pa.schema([("key", pa.string()), ("vector", pa.list_(pa.float32()))]),
 }
+# A document's superseded texts (``ragbag.build.history``): the documents table holds each
+# document's current version, this one its earlier ones (and the last of a deleted document).
+SCHEMAS["document_versions"] = SCHEMAS["documents"]
 PUBLISHED = ("documents", "chunks", "embeddings")
+# Every table a source has rows in (the history is read at its newest version, never pinned).
+SOURCE_TABLES = (*PUBLISHED, "document_versions")
 # What a source's rows are compared by when its publication is moved to a newer table version.
 _IDENTITY = {
     "documents": ["doc_id", "content_hash"],
@@ -127,12 +139,17 @@ class Store:
         if endpoint.startswith("http://") and options.get("aws_allow_http", "").lower() not in ("true", "1"):
             raise RagbagError(f"{self.uri}: the endpoint {endpoint} is plain http; set AWS_ALLOW_HTTP=true to allow it")
         self.db = lancedb.connect(self.uri, storage_options=options) if options else lancedb.connect(self.uri)
+        self._current: set[str] = set()  # tables checked to have every column of their schema
 
     def table(self, name: str):
         try:
-            return self.db.open_table(name)
+            table = self.db.open_table(name)
         except ValueError:
             return self.db.create_table(name, schema=SCHEMAS[name], exist_ok=True)
+        if name not in self._current:
+            _add_missing_columns(table, SCHEMAS[name])
+            self._current.add(name)
+        return table
 
     def rows(self, name: str, source: str, columns: list[str] | None = None) -> pa.Table:
         """Every current row of one source (optionally only some columns)."""
@@ -165,8 +182,8 @@ class Store:
         return pa.concat_tables(parts) if parts else SCHEMAS[name].empty_table().select(columns)
 
     def delete_source(self, source: str) -> None:
-        """Remove a source from every table and drop its publication tags."""
-        for name in PUBLISHED:
+        """Remove a source from every table (its history too) and drop its publication tags."""
+        for name in SOURCE_TABLES:
             tbl = self.table(name)
             tbl.delete(f"source = {lit(source)}")
             if _tag(source) in tbl.tags.list():
@@ -188,6 +205,8 @@ class Store:
         """A source's rows as of the version its index was published from."""
         tbl = self.table(name)
         tbl.checkout(version)
+        if columns:  # a version written before a column was added has none of it
+            columns = [c for c in columns if c in tbl.schema.names]
         return _scan(tbl, f"source = {lit(source)}", columns)
 
     def missing_pin(self, source: str, versions: dict[str, int]) -> str | None:
@@ -265,7 +284,7 @@ class Store:
         tags on the newest versions, which it never deletes."""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            for name in (*PUBLISHED, "embedding_cache"):
+            for name in (*SOURCE_TABLES, "embedding_cache"):
                 try:
                     self.table(name).optimize(cleanup_older_than=_NEVER)
                 except RuntimeError as e:
@@ -278,7 +297,7 @@ class Store:
         references. Returns, per table, whether everything older than ``keep`` could go (False:
         a publication pins an older version, which stays with every version after it)."""
         done = {}
-        for name in (*PUBLISHED, "embedding_cache"):
+        for name in (*SOURCE_TABLES, "embedding_cache"):
             tbl = self.table(name)
             history = {v["version"]: _utc(v["timestamp"]) for v in tbl.list_versions()}
             pins = [
@@ -301,6 +320,18 @@ class Store:
                     done[name] = False  # a compaction outlasted the margin, or another writer
                     # committed meanwhile (scale-out pools of several): the next build cleans
         return done
+
+
+def _add_missing_columns(table, schema: pa.Schema) -> None:
+    """Columns a newer ragbag added to a table (the version columns), added to a table an older
+    one made: null in its existing rows, which readers take as "version 1, always valid"."""
+    missing = [f for f in schema if f.name not in table.schema.names]
+    if missing:
+        try:
+            table.add_columns(missing)
+        except RuntimeError as e:
+            if not _conflict(e):  # another process added them at the same moment
+                raise
 
 
 def _conflict(error: RuntimeError) -> bool:

@@ -51,6 +51,9 @@ COLUMNS = [
     "vector_score",
     "keyword_score",
     "chunk_text",
+    "version",
+    "valid_from",
+    "valid_to",
 ]
 _HIT_FIELDS = (
     "source",
@@ -87,7 +90,7 @@ def search(request: SearchRequest | str, home: Home | str | None = None, **optio
     if not snaps:
         return pd.DataFrame(columns=COLUMNS)
 
-    masks = [_mask(s, r.where, r.after, r.before) for s in snaps]
+    masks = [_mask(s, r.where, r.after, r.before, r.as_of) for s in snaps]
     pool = max(100, 10 * r.k)
     vec: list[Candidate] | None = None
     kw: list[Candidate] | None = None
@@ -148,6 +151,9 @@ def search(request: SearchRequest | str, home: Home | str | None = None, **optio
                 "citation": citation_for(row["chunk_id"]),
                 "vector_score": float(vec_d[(i, j)]) if (i, j) in vec_d else None,
                 "keyword_score": float(kw_d[(i, j)]) if (i, j) in kw_d else None,
+                "version": row.get("version") or 1,
+                "valid_from": row.get("valid_from"),
+                "valid_to": row.get("valid_to"),
             }
         )
     return pd.DataFrame(out, columns=COLUMNS)
@@ -206,8 +212,16 @@ def _collapse(ranked: list[Candidate], snaps: list[Snapshot], limit: int, thresh
 
 
 def _neighbours(snap: Snapshot, j: int, n: int) -> list[int]:
-    """Rows of the same document within n chunks of row j, in reading order."""
-    siblings = snap.by_doc[snap.records[j]["doc_id"]]
+    """Rows of the same document within n chunks of row j, in reading order: of the current
+    version, or for an earlier version's row, of the version it was last cut from."""
+    doc_id = snap.records[j]["doc_id"]
+    if np.isnat(snap.valid_to[j]):
+        siblings = snap.by_doc[doc_id]
+    else:
+        t = snap.valid_to[j] - np.timedelta64(1, "us")
+        siblings = sorted(
+            (x for x in snap.all_rows[doc_id] if _valid_at(snap, x, t)), key=lambda x: snap.records[x]["ordinal"]
+        )
     pos = siblings.index(j)
     return siblings[max(0, pos - n) : pos + n + 1]
 
@@ -224,9 +238,15 @@ def _one_model(home: Home, snaps: list[Snapshot]) -> str:
 
 
 def _mask(
-    s: Snapshot, conditions: Sequence[filters.Condition], lo: datetime | None, hi: datetime | None
+    s: Snapshot,
+    conditions: Sequence[filters.Condition],
+    lo: datetime | None,
+    hi: datetime | None,
+    as_of: datetime | None = None,
 ) -> np.ndarray | None:
-    """Rows that pass the filters (None = all), computed before any ranking."""
+    """Rows that pass the filters (None = all), computed before any ranking. Rows of earlier
+    document versions pass only as of a time when they were valid or when a ``version``
+    condition asks for them."""
     mask = None
     if lo is not None or hi is not None:
         mask = ~np.isnat(s.dates)
@@ -234,10 +254,37 @@ def _mask(
             mask &= s.dates >= np.datetime64(lo.replace(tzinfo=None), "us")
         if hi is not None:
             mask &= s.dates < np.datetime64(hi.replace(tzinfo=None), "us")
-    if conditions:
-        cm = np.fromiter((filters.matches(r, conditions) for r in s.records), np.bool_, len(s.records))
+    versions = [c for c in conditions if c.field == "version"]
+    others = [c for c in conditions if c.field != "version"]
+    if others:
+        cm = np.fromiter((filters.matches(r, others) for r in s.records), np.bool_, len(s.records))
         mask = cm if mask is None else mask & cm
+    if as_of is not None:
+        t = np.datetime64(as_of.replace(tzinfo=None), "us")
+        vm = np.fromiter((_valid_at(s, j, t) for j in range(len(s.records))), np.bool_, len(s.records))
+    elif not versions and s.past:
+        vm = np.isnat(s.valid_to)
+    else:
+        vm = None
+    if versions:
+        cm = np.fromiter((_in_version(r, versions) for r in s.records), np.bool_, len(s.records))
+        vm = cm if vm is None else vm & cm
+    if vm is not None:
+        mask = vm if mask is None else mask & vm
     return mask
+
+
+def _valid_at(s: Snapshot, j: int, t: np.datetime64) -> bool:
+    """Whether row j's text was its document's at time t (an unknown start: always was)."""
+    start, end = s.valid_from[j], s.valid_to[j]
+    return bool((np.isnat(start) or start <= t) and (np.isnat(end) or end > t))
+
+
+def _in_version(record: dict[str, Any], conditions: Sequence[filters.Condition]) -> bool:
+    """Whether some version the row belongs to (``first_version`` to ``version``) passes."""
+    last = record.get("version") or 1
+    first = record.get("first_version") or last
+    return any(all(c.test(v) for c in conditions) for v in range(first, last + 1))
 
 
 def _vector_top(

@@ -47,7 +47,7 @@ class FilterOption:
 
     @property
     def flag(self) -> str:
-        return f"--{self.argument}"
+        return "--" + self.argument.replace("_", "-")
 
 
 _OPERATORS = " ".join(filters.OPERATORS)
@@ -73,8 +73,9 @@ FILTERS: tuple[FilterOption, ...] = (
         'Metadata filter, e.g. \'{"ext": {"==": "md"}}\'.',
         'Metadata filter, ANDed across fields: {"field": {"op": value}} with ops '
         f"{_OPERATORS}; "
-        '{"field": value} means ==. Fields: title uri source connector date, and '
-        "metadata such as path ext language sender. A JSON object or its JSON text.",
+        '{"field": value} means ==. Fields: title uri source connector date, version (a '
+        "document's version number: that version is searched), and metadata such as path ext "
+        "language sender. A JSON object or its JSON text.",
     ),
     FilterOption(
         "after",
@@ -89,6 +90,14 @@ FILTERS: tuple[FilterOption, ...] = (
         "time",
         "Only records dated before.",
         "Only records dated before (same formats as after).",
+    ),
+    FilterOption(
+        "as_of",
+        "as_of",
+        "time",
+        "Search the data as it was then: each document's version of that time (YYYY-MM-DD or 30d).",
+        "Search the data as it was at that time: each document's version then, including documents "
+        "since deleted (same formats as after). Default: the current versions.",
     ),
 )
 
@@ -112,6 +121,9 @@ class SearchRequest:
     all), ``where`` parsed conditions, ``after``/``before`` aware UTC times. ``dataclasses.replace``
     checks again. ``rerank`` is how many candidates the second stage re-scores (0: off).
 
+    ``as_of`` searches each document as it was at that time (``ragbag.build.history``); a
+    ``where`` on ``version`` searches that version; otherwise only current versions are searched.
+
     ``min_score`` drops hits below a floor on the mode's own score (cosine for vector, BM25 for
     keyword, the fused score for hybrid). ``collapse`` drops near-duplicate chunks (same text
     mailed twice, a file copied). ``context=N`` widens each hit to N neighbouring chunks on each
@@ -126,6 +138,7 @@ class SearchRequest:
     where: tuple[filters.Condition, ...] = ()
     after: datetime | None = None
     before: datetime | None = None
+    as_of: datetime | None = None
     mode: str = "hybrid"
     fusion: str = DEFAULT_FUSION
     alpha: float | None = None
@@ -168,6 +181,7 @@ class SearchRequest:
         set_(self, "where", _conditions(self.where))
         set_(self, "after", filters.parse_time(self.after))
         set_(self, "before", filters.parse_time(self.before))
+        set_(self, "as_of", filters.parse_time(self.as_of))
 
 
 def fields_of(arguments: dict[str, Any]) -> dict[str, Any]:

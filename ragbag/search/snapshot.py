@@ -48,11 +48,18 @@ class Snapshot:
     vectors: np.ndarray
     keyword: Any
     dates: np.ndarray  # datetime64[us] UTC, NaT where unknown
-    by_doc: dict[str, list[int]]  # rows of each document in reading order
+    by_doc: dict[str, list[int]]  # current rows of each document in reading order
     graph: Any = None  # a Compact graph, a faiss index, or None (exact search only)
     home: Home | None = None  # where it was read from (for columns read only when needed)
     directory: Path | None = None  # the version directory it was read from
     twins: dict[int, list[int]] = field(default_factory=dict)  # fast graph: a node's row -> rows of its text
+    # Document versions (``ragbag.build.history``): when each row's text was valid (NaT: open
+    # ended) and, per document with kept versions, all its rows; ``past`` is False when every
+    # row is current, so an unfiltered search masks nothing.
+    valid_from: np.ndarray = field(default_factory=lambda: np.zeros(0, "datetime64[us]"))
+    valid_to: np.ndarray = field(default_factory=lambda: np.zeros(0, "datetime64[us]"))
+    past: bool = False
+    all_rows: dict[str, list[int]] = field(default_factory=dict)
     _words: dict[int, frozenset[str]] = field(default_factory=dict)
     _indexed: dict[str, tuple[str, str]] | None = None
     _store: Store | None = None
@@ -168,18 +175,54 @@ def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict
     for r in rows.to_dict("records"):
         meta = json.loads(r["metadata"] or "{}")
         r["metadata"] = meta
-        for f in ("date", "created_at", "updated_at"):
-            r[f] = None if pd.isna(r[f]) else r[f].to_pydatetime()
+        for f in ("date", "created_at", "updated_at", "valid_from", "valid_to"):
+            if f in r:
+                r[f] = None if pd.isna(r[f]) else r[f].to_pydatetime()
+        if "version" in r:
+            r["version"] = None if pd.isna(r["version"]) else int(r["version"])
+            r["first_version"] = None if pd.isna(r["first_version"]) else int(r["first_version"])
         records.append({**meta, **r})
     keyword = bm25.load(directory / published.BM25_DIR) if ids else None
-    dates = rows["date"].to_numpy(dtype="datetime64[us]") if ids else np.zeros(0, "datetime64[us]")
+    dates, valid_from, valid_to = (_times(rows, f, len(ids)) for f in ("date", "valid_from", "valid_to"))
+    current = np.isnat(valid_to)
     by_doc: dict[str, list[int]] = {}
+    all_rows: dict[str, list[int]] = {}
     for j in sorted(range(len(records)), key=lambda j: (records[j]["doc_id"], records[j]["ordinal"])):
-        by_doc.setdefault(records[j]["doc_id"], []).append(j)
+        if current[j]:
+            by_doc.setdefault(records[j]["doc_id"], []).append(j)
+        else:
+            all_rows[records[j]["doc_id"]] = []
+    for j in range(len(records)):  # every row of a document with versions, for context as of then
+        if records[j]["doc_id"] in all_rows:
+            all_rows[records[j]["doc_id"]].append(j)
     twins = hnsw.twins(rows["content_hash"].tolist()) if g is not None and not compact else {}
     return Snapshot(
-        key, manifest, rows, records, vectors, keyword, dates, by_doc, g, home, directory, twins, _store=store
+        key,
+        manifest,
+        rows,
+        records,
+        vectors,
+        keyword,
+        dates,
+        by_doc,
+        g,
+        home,
+        directory,
+        twins,
+        valid_from,
+        valid_to,
+        not bool(current.all()),
+        all_rows,
+        _store=store,
     )
+
+
+def _times(rows: pd.DataFrame, column: str, n: int) -> np.ndarray:
+    """A time column as datetime64[us] UTC (NaT where unknown, or where a version published
+    before the column existed lacks it)."""
+    if column not in rows or not n:
+        return np.full(n, np.datetime64("NaT"), "datetime64[us]")
+    return rows[column].to_numpy(dtype="datetime64[us]")
 
 
 def _rows_and_vectors(

@@ -1,7 +1,8 @@
 """The ``ragbag`` command: the typer app, its commands registered, and the one error handler.
 
 The commands live by concern beside this module (``sources``: add, build, list, status, remove;
-``search``; ``eval``; ``settings``: config; ``agents``: ask, react, mcp) and stay thin layers
+``search``; ``versions``: history, diff; ``eval``; ``settings``: config; ``agents``: ask, react, mcp;
+``show``) and stay thin layers
 over the engine and the Dagster definitions. Heavy imports (Dagster, torch, LanceDB) happen
 inside the commands that need them, so ``ragbag add`` is instant and ``ragbag search`` never
 loads Dagster. Every user-facing failure is a :class:`RagbagError`: one line on stderr, exit
@@ -15,7 +16,7 @@ import sys
 
 import typer
 
-from ragbag.apps.cli import agents, search, settings, sources
+from ragbag.apps.cli import agents, search, settings, show, sources, versions
 from ragbag.apps.cli import eval as evaluation
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
@@ -29,11 +30,14 @@ app.command()(search.search)
 app.command("list")(sources.list_sources)
 app.command()(sources.status)
 app.command()(sources.remove)
+app.command()(versions.history)
+app.command()(versions.diff)
 app.command("eval")(evaluation.eval_cmd)
 app.add_typer(settings.config_app, name="config")
 app.command("ask")(agents.ask)
 app.command("react")(agents.react)
 app.command("mcp")(agents.mcp)
+app.command("show")(show.show)
 
 
 def main() -> None:

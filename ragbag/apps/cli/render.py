@@ -57,6 +57,9 @@ def print_hits(console: Console, query: str, hits, floor: float | None = None) -
             lines = f":{meta['line_start']}-{meta.get('line_end', meta['line_start'])}"
         elif meta.get("page_start"):
             lines = f" p.{meta['page_start']}"
+        until = getattr(hit, "valid_to", None)
+        if until is not None and until == until:  # an earlier version's text (None/NaT: current)
+            lines += f" (v{hit.version}, until {str(until)[:10]})"
         console.print(
             Text.assemble(
                 (f"{rank:>2}. ", "bold"),

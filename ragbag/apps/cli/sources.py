@@ -33,6 +33,12 @@ def add(
         "--follow-links-outside",
         help="Also read symlinks that point outside PATH (never /proc, /sys, pipes or devices).",
     ),
+    history_versions: int | None = typer.Option(
+        None, "--history-versions", min=0, help="Versions of a document kept, the current one included (default 5)."
+    ),
+    history_days: int | None = typer.Option(
+        None, "--history-days", min=0, help="Days an earlier version is kept after it was superseded (default 180)."
+    ),
 ) -> None:
     """Register a source in $RAGBAG_HOME/sources.yaml."""
     home = Home()
@@ -54,7 +60,8 @@ def add(
     found: list[Path] = []
     if path is None:
         found = _discover(connector)
-    src = home.add_source(name, connector, path or "", known=_known_connectors(), options=options)
+    history = {k: v for k, v in (("versions", history_versions), ("days", history_days)) if v is not None}
+    src = home.add_source(name, connector, path or "", known=_known_connectors(), options=options, history=history)
     _sync_partitions(home, add=[src])
     where = src.path or "default places: " + ", ".join(str(p) for p in found)
     console().print(f"added {src.connector} source [bold]{src.name}[/] → {where}")

@@ -1,0 +1,100 @@
+"""Document versions: what the read stage keeps of a document's earlier texts, and for how long.
+
+The documents table holds each document's current version; when a record's content changes (an
+edited file, a re-exported chat, an updated event) its previous row moves to the
+``document_versions`` table with ``valid_to`` set, and the new row gets the next ``version``.
+A deleted record's last version moves there too, so ``--as-of`` finds what existed then. The
+retention rule (``Home.history_rule``: at most N versions of a document, none superseded more
+than D days ago) is applied at every read; ``ragbag remove`` purges the table with the rest.
+
+A version is valid from the record's own modification time when that is believable (after the
+previous version began, not in the future), else from when the build read it: builds see a
+file only when they run, and a file's mtime says better when its text began.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime, timedelta
+from typing import Any
+
+import pyarrow as pa
+
+from ragbag.core.home import Home, Source
+from ragbag.core.records import Document, utc
+from ragbag.index.store import SCHEMAS, Store, lit
+
+TABLE = "document_versions"
+_FIELDS = ["doc_id", "version", "content_hash", "valid_from", "valid_to"]
+
+
+def valid_from(doc: Document, previous: datetime | None, now: datetime) -> datetime:
+    """When a document's new version began (see the module's docstring)."""
+    stamp = utc(doc.updated_at) or (utc(doc.created_at) if previous is None else None)
+    if stamp is not None and stamp <= now and (previous is None or stamp > utc(previous)):  # type: ignore[operator]
+        return stamp
+    return now
+
+
+def supersede(store: Store, source: str, old_rows: list[dict[str, Any]], until: dict[str, datetime]) -> None:
+    """Keep the given current rows as earlier versions, valid until ``until[doc_id]``. Idempotent:
+    a build killed after this and before the new rows were written does it again next time."""
+    if not old_rows:
+        return
+    rows = [{**r, "version": r.get("version") or 1, "valid_to": until[r["doc_id"]]} for r in old_rows]
+    store.table(TABLE).delete(
+        f"source = {lit(source)} AND ("
+        + " OR ".join(f"(doc_id = {lit(r['doc_id'])} AND version = {int(r['version'])})" for r in rows)
+        + ")"
+    )
+    store.add(TABLE, pa.Table.from_pylist(rows, schema=SCHEMAS[TABLE]))
+
+
+def prune(store: Store, home: Home, source: Source, now: datetime) -> dict[str, int]:
+    """Apply the source's retention rule; returns the versions kept and dropped."""
+    keep, days = home.history_rule(source)
+    stored = store.rows(TABLE, source.name, ["doc_id", "version", "valid_to"]).to_pylist()
+    if not stored:
+        return {"kept": 0, "dropped": 0}
+    current = set(store.rows("documents", source.name, ["doc_id"]).column("doc_id").to_pylist())
+    horizon = now - timedelta(days=days)
+    by_doc: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in stored:
+        by_doc[r["doc_id"]].append(r)
+    drop: list[tuple[str, int]] = []
+    for doc_id, versions in by_doc.items():
+        versions.sort(key=lambda r: -r["version"])
+        room = keep - (1 if doc_id in current else 0)  # the current version counts as one
+        for i, r in enumerate(versions):
+            if i >= room or utc(r["valid_to"]) < horizon:  # type: ignore[operator]
+                drop.append((doc_id, r["version"]))
+    for start in range(0, len(drop), 200):
+        part = drop[start : start + 200]
+        store.table(TABLE).delete(
+            f"source = {lit(source.name)} AND ("
+            + " OR ".join(f"(doc_id = {lit(d)} AND version = {int(v)})" for d, v in part)
+            + ")"
+        )
+    return {"kept": len(stored) - len(drop), "dropped": len(drop)}
+
+
+def earlier(store: Store, source: str) -> dict[str, list[dict[str, Any]]]:
+    """Each document's kept earlier versions (id, number, hash, validity), oldest first."""
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in store.rows(TABLE, source, _FIELDS).to_pylist():
+        out[r["doc_id"]].append(r)
+    for versions in out.values():
+        versions.sort(key=lambda r: r["version"])
+    return dict(out)
+
+
+def texts(store: Store, source: str, doc_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Whole earlier versions (every column) of some documents, oldest first."""
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    if doc_ids:
+        table = store.lookup(TABLE, "doc_id", doc_ids, SCHEMAS[TABLE].names)
+        for r in table.filter(pa.compute.equal(table["source"], source)).to_pylist():
+            out[r["doc_id"]].append(r)
+    for versions in out.values():
+        versions.sort(key=lambda r: r["version"])
+    return dict(out)
