@@ -316,6 +316,7 @@ FILLER = {
 
 def test_compact_profile_drops_vectors_and_searches_by_recomputing(home, instance, tmp_path):
     docs = write(tmp_path / "docs", {**DOCS, **FILLER})
+    home.set_config("history.versions", "1")  # no history: a deleted file's chunks go (a graph deletion)
     home.add_source("fastnotes", "files", str(docs), known=("files",))
     home.add_source("notes", "files", str(docs), known=("files",), options={"profile": "compact"})
     fast_meta = materialize_source(home, instance, "fastnotes")
@@ -459,6 +460,7 @@ def test_switching_profiles_drops_and_restores_vectors(home, instance, tmp_path)
 
 def test_fast_graph_takes_additions_in_place_and_rebuilds_after_a_deletion(home, instance, tmp_path):
     docs = write(tmp_path / "d", DOCS)
+    home.set_config("history.versions", "1")  # no history: a deleted file's chunks go (a graph deletion)
     home.add_source("notes", "files", str(docs), known=("files",))
     assert materialize_source(home, instance, "notes")["graph"]["mode"] == "built"
     write(docs, {"note6.md": "# Note 6\n\nThe dentist appointment is on Monday at nine in the morning."})

@@ -214,8 +214,10 @@ def test_a_source_builds_searches_rebuilds_and_is_removed_with_lancedb_on_s3(hom
     assert rep["status"] == "success" and rep["changed"] == 1 and rep["added"] == 0
     assert Store(home.lance_uri).table("chunks").tags.list()["pub-notes"]["version"] > first
     assert "Porto trip" in _titles("ferry to gaia at noon", "notes")[0]
-    texts = " ".join(Store(home.lance_uri).rows("chunks", "notes", ["text"]).column("text").to_pylist())
-    assert "ferry to Gaia" in texts and "trains leave at nine" not in texts
+    rows = Store(home.lance_uri).rows("chunks", "notes", ["text", "valid_to"]).to_pylist()
+    current = " ".join(r["text"] for r in rows if r["valid_to"] is None)
+    earlier = " ".join(r["text"] for r in rows if r["valid_to"] is not None)  # the kept first version
+    assert "ferry to Gaia" in current and "trains leave at nine" not in current and "trains leave at nine" in earlier
     hits = cli_json("search", "ferry to gaia at noon", "-k", "1")  # the CLI reads the same store
     assert "Porto trip" in hits[0]["title"]
 

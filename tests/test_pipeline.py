@@ -82,12 +82,21 @@ def test_unchanged_rebuild_embeds_nothing_and_edits_embed_only_changes(built, ho
     hits = query.search("which tools does plumbing need", home=home, k=1)
     assert "adjustable wrench" in hits.iloc[0]["text"]
 
-    # One file deleted: gone from every table and from search.
+    # One file deleted: gone from the documents and from search; its last version is kept (its
+    # chunks closed, found only --as-of before now), and with no history it is gone altogether.
     (docs / "sky" / "astronomy.txt").unlink()
     deleted = materialize_source(home, instance, "notes")
-    assert deleted["documents"]["deleted"] == 1
+    assert deleted["documents"]["deleted"] == 1 and deleted["documents"]["versions_kept"] >= 1
     store = Store(home.lance_dir)
-    for table in ("documents", "chunks"):
+    assert not any(u.endswith("astronomy.txt") for u in store.rows("documents", "notes", ["uri"])["uri"].to_pylist())
+    closed = [
+        r for r in store.rows("chunks", "notes", ["uri", "valid_to"]).to_pylist() if r["uri"].endswith("astronomy.txt")
+    ]
+    assert closed and all(r["valid_to"] is not None for r in closed)
+    assert not any(u.endswith("astronomy.txt") for u in query.search("stars and planets", home=home, k=10)["uri"])
+    home.set_config("history.versions", "1")
+    materialize_source(home, instance, "notes")
+    for table in ("documents", "chunks", "document_versions"):
         uris = store.rows(table, "notes", ["uri"]).column("uri").to_pylist()
         assert not any(u.endswith("astronomy.txt") for u in uris)
     chunk_ids = set(store.rows("chunks", "notes", ["chunk_id"]).column("chunk_id").to_pylist())

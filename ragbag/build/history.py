@@ -56,7 +56,6 @@ def prune(store: Store, home: Home, source: Source, now: datetime) -> dict[str, 
     stored = store.rows(TABLE, source.name, ["doc_id", "version", "valid_to"]).to_pylist()
     if not stored:
         return {"kept": 0, "dropped": 0}
-    current = set(store.rows("documents", source.name, ["doc_id"]).column("doc_id").to_pylist())
     horizon = now - timedelta(days=days)
     by_doc: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in stored:
@@ -64,7 +63,7 @@ def prune(store: Store, home: Home, source: Source, now: datetime) -> dict[str, 
     drop: list[tuple[str, int]] = []
     for doc_id, versions in by_doc.items():
         versions.sort(key=lambda r: -r["version"])
-        room = keep - (1 if doc_id in current else 0)  # the current version counts as one
+        room = keep - 1  # the current version counts as one (a deletion too: 1 keeps no history)
         for i, r in enumerate(versions):
             if i >= room or utc(r["valid_to"]) < horizon:  # type: ignore[operator]
                 drop.append((doc_id, r["version"]))

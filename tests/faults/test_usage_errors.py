@@ -75,6 +75,7 @@ def test_a_time_with_an_offset_filters_by_the_utc_moment():
     class Dated:
         dates = np.array(["2024-01-01T00:30", "2024-01-01T05:30"], dtype="datetime64[us]")
         records: list = []
+        past = False  # no earlier document versions: every row is current
 
     lo = filters.parse_time("2024-01-01T05:00+05:00")  # = 2024-01-01T00:00 UTC
     assert lo == datetime(2024, 1, 1, tzinfo=UTC) and lo.utcoffset().total_seconds() == 0
