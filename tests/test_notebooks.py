@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import dagster as dg
@@ -13,13 +15,28 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run_on_sample(home, instance, notebook: str) -> list[dict]:
-    """Build the sample sources into the test home, execute the notebook, return its outputs
-    (none of them an error)."""
+PLAN = [
+    "# Plan\n\nThe meeting point is the old lighthouse at dawn.\n",
+    "# Plan\n\nThe meeting point is the red harbour crane at noon.\n",
+    "# Plan\n\nThe meeting point is the train station clock at midnight.\n",
+]
+
+
+def _run_on_sample(home, instance, notebook: str, journal: Path | None = None) -> list[dict]:
+    """Build the sample sources into the test home (and, given a folder, a journal whose note is
+    edited twice: three versions), execute the notebook, return its outputs (none an error)."""
     home.add_source("sample-docs", "files", str(ROOT / "sample" / "docs"), known=("files", "code"))
     home.add_source("sample-code", "code", str(ROOT / "sample" / "code"), known=("files", "code"))
     materialize_source(home, instance, "sample-docs")
     materialize_source(home, instance, "sample-code")
+    if journal is not None:
+        journal.mkdir()
+        home.add_source("journal", "files", str(journal), known=("files", "code"))
+        for days_ago, text in zip((60, 30, 1), PLAN):
+            when = (datetime.now(UTC) - timedelta(days=days_ago)).timestamp()
+            (journal / "plan.md").write_text(text)
+            os.utime(journal / "plan.md", (when, when))
+            materialize_source(home, instance, "journal")
     nb = nbformat.read(ROOT / "notebooks" / notebook, as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
@@ -27,8 +44,8 @@ def _run_on_sample(home, instance, notebook: str) -> list[dict]:
     return outputs
 
 
-def test_quickstart_notebook_executes(home, instance):
-    outputs = _run_on_sample(home, instance, "quickstart.ipynb")
+def test_quickstart_notebook_executes(home, instance, tmp_path):
+    outputs = _run_on_sample(home, instance, "quickstart.ipynb", tmp_path / "journal")
     html = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
     assert "Account help" in html and "http_client.py" in html
     # Visual citations: the sample PDF's page as a picture, a markdown passage marked in its section.
