@@ -111,6 +111,13 @@ def test_editing_twice_gives_three_versions_and_as_of_finds_the_middle_one(home,
     assert _plan_texts() == []
     assert "station clock" in _plan_texts("--as-of", _day(MAR, 10))[0]
     assert Tools(home).call("read_file", {"doc_id": doc_id, "version": 3})["text"] == V3
+    _edit(plan, V1, MAR + timedelta(days=20))  # restored: version 4, its numbering continued
+    cli("build", "notes")
+    back = cli_json("history", str(plan))
+    assert [v["version"] for v in back["versions"]] == [1, 2, 3, 4] and not back["deleted"]
+    assert _plan_texts() == [V1.strip()]
+    # its mtime lies before the deletion: the new version starts when the build read it
+    assert back["versions"][3]["valid_from"] >= back["versions"][2]["valid_to"]
     missing = cli("history", str(tmp_path / "nowhere.md"), check=False)
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "no indexed document" in missing.stderr
 
@@ -219,3 +226,14 @@ def test_a_passage_unchanged_across_versions_is_one_row_and_a_returning_one_a_ne
     assert len(set(ids)) == 4  # the returning "beta" is a row of its own
     single = _versioned_rows([_version(1, "alpha\n\nbeta", JAN)], True, _paragraphs, len, 100, "key")
     assert {r["chunk_id"] for r in single} <= set(ids)  # a single version keeps the ids it always had
+
+
+def test_a_deleted_record_that_comes_back_continues_its_versions():
+    """Back after a gap: the passage it had before is a new row, never valid while it was gone."""
+    gone_at = FEB + timedelta(days=5)
+    rows = _versioned_rows(
+        [_version(1, "alpha", JAN, gone_at), _version(2, "alpha", MAR)], True, _paragraphs, len, 100, "key"
+    )
+    spans = sorted((r["first_version"], r["valid_from"], r["valid_to"]) for r in rows)
+    assert spans == [(1, JAN, gone_at), (2, MAR, None)]
+    assert len({r["chunk_id"] for r in rows}) == 2

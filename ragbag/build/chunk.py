@@ -109,8 +109,13 @@ def _versioned_rows(
     open_rows: dict[tuple[str, str], dict[str, Any]] = {}
     used: set[str] = set()
     out: list[dict[str, Any]] = []
+    ended = None  # when the previous version ended
     for doc in versions:
         number = doc.get("version") or 1
+        if ended is not None and doc.get("valid_from") is not None and doc["valid_from"] > ended:
+            out.extend({**row, "valid_to": ended} for row in open_rows.values())  # deleted, then back
+            open_rows.clear()
+        ended = doc.get("valid_to")
         present = set()
         for r in _chunk_rows(doc, spans, count, budget, key):
             ident = (r["chunk_id"], r["content_hash"])

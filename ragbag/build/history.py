@@ -77,6 +77,15 @@ def prune(store: Store, home: Home, source: Source, now: datetime) -> dict[str, 
     return {"kept": len(stored) - len(drop), "dropped": len(drop)}
 
 
+def last_versions(store: Store, source: str) -> dict[str, tuple[int, datetime]]:
+    """Per document with kept versions, its newest kept version's number and end."""
+    out: dict[str, tuple[int, datetime]] = {}
+    for r in store.rows(TABLE, source, ["doc_id", "version", "valid_to"]).to_pylist():
+        if r["doc_id"] not in out or r["version"] > out[r["doc_id"]][0]:
+            out[r["doc_id"]] = (r["version"], r["valid_to"])
+    return out
+
+
 def earlier(store: Store, source: str) -> dict[str, list[dict[str, Any]]]:
     """Each document's kept earlier versions (id, number, hash, validity), oldest first."""
     out: dict[str, list[dict[str, Any]]] = defaultdict(list)

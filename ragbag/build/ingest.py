@@ -59,6 +59,8 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader) -> dict[str
     batch_bytes = 0
     new_cursor: dict[str, Any] | None = None
     keeps_history = home.history_rule(source)[0] > 1
+    # A deleted record that comes back continues its numbering after its kept versions.
+    returning = history.last_versions(store, source.name)
     versioned: list[dict[str, Any]] = []  # shown on the materialisation: the history per partition
     now = datetime.now(UTC)
 
@@ -78,11 +80,13 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader) -> dict[str
         versions = {}
         for d in fresh:
             p = previous.get(d.doc_id)
-            versions[d.doc_id] = (
-                ((p["version"] or 1) + 1, history.valid_from(d, p["valid_from"], now))
-                if p
-                else (1, history.valid_from(d, None, now))
-            )
+            if p:
+                versions[d.doc_id] = ((p["version"] or 1) + 1, history.valid_from(d, p["valid_from"], now))
+            elif d.doc_id in returning:
+                number, ended = returning[d.doc_id]
+                versions[d.doc_id] = (number + 1, history.valid_from(d, ended, now))
+            else:
+                versions[d.doc_id] = (1, history.valid_from(d, None, now))
         versioned.extend(
             {"uri": d.uri, "version": versions[d.doc_id][0], "since": versions[d.doc_id][1].isoformat()}
             for d in fresh
