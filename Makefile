@@ -11,7 +11,7 @@ CHROMIUM ?= /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CONNECTOR ?= files
 
-.PHONY: setup demo test check ui browser postgres inspector backfill bench bench-home clean
+.PHONY: setup demo serve test check ui browser postgres inspector backfill bench bench-home clean
 
 $(BIN)/ragbag: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,13 @@ demo: setup
 	RAGBAG_HOME="$(DEMO_HOME)" $(BIN)/ragbag build
 	RAGBAG_HOME="$(DEMO_HOME)" $(BIN)/ragbag search "how do I reset my password" -k 3
 	RAGBAG_HOME="$(DEMO_HOME)" $(BIN)/ragbag search "function that retries a request" --connector code -k 3
+	@echo "try: RAGBAG_HOME=$(DEMO_HOME) $(BIN)/ragbag serve   (the search page; or: make serve)"
+
+# The search page over the demo home (or RAGBAG_HOME=... make serve), on 127.0.0.1: open the URL it
+# prints (it carries this launch's token). PORT=0 picks a free port.
+PORT ?= 8765
+serve: setup
+	RAGBAG_HOME="$${RAGBAG_HOME:-$(DEMO_HOME)}" $(BIN)/ragbag serve --port $(PORT)
 
 # Two workers (pytest-xdist): most tests wait on subprocesses (the CLI, dagster dev, Chromium),
 # so two cores run two at once. TEST_WORKERS=0 runs everything in one process.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,17 @@ from ragbag.assets.chain import RagbagHome, connector_chain, partitions_for
 from ragbag.core.home import Home
 
 RAGBAG = str(Path(sys.executable).parent / "ragbag")
+# Debian's Chromium for the browser tests (`make browser` installs it; never `playwright install`).
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -213,3 +225,36 @@ def assert_searchable(home: Home, expect: dict[str, tuple[str, str]]) -> None:
     for source, (_, first) in expect.items():
         assert len(titles[source]) == 2, f"{source}: expected both documents indexed, got {titles[source]}"
         assert first in titles[source][0], f"{source}: top hit {titles[source][0]!r}, wanted {first!r}"
+
+
+def stop_group(proc: subprocess.Popen, grace: float = 30) -> None:
+    """SIGINT a server's whole process group (a webserver and its children), then SIGKILL."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        pass
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(15)
+
+
+def listening_addresses(port: int) -> set[str]:
+    """Local addresses with a socket listening on ``port`` (from /proc/net/tcp{,6}), as hex."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            addr, p = local.split(":")
+            if int(p, 16) == port and state == "0A":  # LISTEN
+                found.add(addr)
+    return found

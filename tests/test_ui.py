@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -13,7 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import cli, write
+from conftest import cli, stop_group, write
 
 from ragbag.assets.chain import STAGES
 
@@ -70,12 +69,7 @@ def test_dagster_dev_shows_assets_partitions_and_cli_runs(home, tmp_path):
         }""",
         )
     finally:
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+        stop_group(proc)
 
     nodes = {"/".join(n["assetKey"]["path"]): n for n in data["assetNodes"]}
     for stage in STAGES:

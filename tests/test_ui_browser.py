@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -21,22 +20,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import cli
+from conftest import CHROMIUM, CHROMIUM_ARGS, cli, listening_addresses, stop_group
 
 from ragbag.assets.chain import STAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 DAGSTER = str(Path(sys.executable).parent / "dagster")
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 # Started in a new session with default SIGINT/SIGTERM: a parent that was itself started with `&`
 # leaves SIGINT ignored, and `dagster dev` would then outlive the test.
 _RESTORE_SIGNALS = (
@@ -65,40 +54,6 @@ def _graphql(port: int, q: str, variables: dict | None = None) -> dict:
     return body["data"]
 
 
-def _listening_addresses(port: int) -> set[str]:
-    """Local addresses with a socket listening on ``port`` (from /proc/net/tcp{,6})."""
-    found = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            local, state = line.split()[1], line.split()[3]
-            addr, p = local.split(":")
-            if int(p, 16) == port and state == "0A":  # LISTEN
-                found.add(addr)
-    return found
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """SIGINT the whole process group (webserver, daemon, code server), then SIGKILL."""
-    if proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGINT)
-        proc.wait(45)
-    except subprocess.TimeoutExpired:
-        pass
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(15)
-
-
-@pytest.fixture
 def chromium_path() -> str:
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium; pip install playwright)")
@@ -139,13 +94,13 @@ def test_dagster_ui_in_a_browser_shows_sources_checks_and_automation(home, tmp_p
                 assert time.time() < deadline, "dagster dev did not come up in 180 s"
                 time.sleep(1)
         # Privacy: the webserver listens on loopback only (127.0.0.1 is 0100007F in /proc).
-        assert _listening_addresses(port) == {"0100007F"}
+        assert listening_addresses(port) == {"0100007F"}
 
         _check_graphql(port)
         _backfill_files_through_the_daemon(port)
         _browse(port, shots)
     finally:
-        _stop(proc)
+        stop_group(proc, grace=45)
         log.close()
     assert proc.poll() is not None
 

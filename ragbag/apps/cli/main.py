@@ -2,7 +2,7 @@
 
 The commands live by concern beside this module (``sources``: add, build, list, status, remove;
 ``search``; ``versions``: history, diff; ``eval``; ``settings``: config; ``agents``: ask, react, mcp;
-``show``) and stay thin layers
+``show``; ``serve``: the search page) and stay thin layers
 over the engine and the Dagster definitions. Heavy imports (Dagster, torch, LanceDB) happen
 inside the commands that need them, so ``ragbag add`` is instant and ``ragbag search`` never
 loads Dagster. Every user-facing failure is a :class:`RagbagError`: one line on stderr, exit
@@ -16,7 +16,7 @@ import sys
 
 import typer
 
-from ragbag.apps.cli import agents, search, settings, show, sources, versions
+from ragbag.apps.cli import agents, search, serve, settings, show, sources, versions
 from ragbag.apps.cli import eval as evaluation
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
@@ -38,6 +38,7 @@ app.command("ask")(agents.ask)
 app.command("react")(agents.react)
 app.command("mcp")(agents.mcp)
 app.command("show")(show.show)
+app.command("serve")(serve.serve)
 
 
 def main() -> None:

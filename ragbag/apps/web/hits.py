@@ -1,0 +1,195 @@
+"""Search through the page: query parameters → one SearchRequest → hits shaped for the browser.
+
+The page describes a search with the same names as the CLI options and the tools' arguments
+(``q``, ``mode``, ``source``, ``connector``, ``where``, ``after``, ``before``, ``as_of``), so
+``SearchRequest.from_arguments`` builds the request and a bad filter is the same one-line
+message the CLI prints. Paging asks for ``(page + 1) × size`` hits and keeps the last page:
+search ranks all candidates anyway, so a later page costs what a larger ``k`` costs.
+
+Snippets are returned as segments ``[text, is_match]``, never as HTML: the browser builds
+text nodes and ``<mark>`` elements from them, so no document text is ever parsed as markup.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlencode
+
+from ragbag.core.dates import iso
+from ragbag.core.errors import RagbagError
+from ragbag.core.home import Home
+
+PAGE_SIZE = 10
+MAX_PAGE_SIZE = 50
+MAX_HITS = 200  # (page + 1) × size at most: deeper than anyone pages, cheap to rank
+SNIPPET_CHARS = 280
+FILTER_KEYS = ("source", "connector", "where", "after", "before", "as_of")
+_WORD = re.compile(r"\w+", re.UNICODE)
+_ENDINGS = ("ing", "ed", "es", "s", "ly")
+_COMMON = frozenset(
+    "a an and are as at be by can do does for from how i in is it me my of on or should that the this "
+    "to was we were what when where which who why will with would you your".split()
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+# One retrieval at a time (searches, and the retrieval step of ask): the query encoder and the
+# snapshot loads are shared by every request of the process.
+SEARCH_LOCK = threading.Lock()
+
+
+def arguments(params: Mapping[str, Sequence[str] | str | None], query_key: str = "q") -> dict[str, Any]:
+    """The tool-style arguments of a search from form fields (each a value or a list of values;
+    empty means unset): the query, the mode and the filters."""
+
+    def values(key: str) -> list[str]:
+        raw = params.get(key)
+        items = [raw] if isinstance(raw, str) else list(raw or [])
+        return [v.strip() for v in items if isinstance(v, str) and v.strip()]
+
+    def one(key: str) -> str | None:
+        got = values(key)
+        return got[0] if got else None
+
+    args: dict[str, Any] = {"query": one(query_key) or "", "mode": one("mode") or "hybrid"}
+    for key in FILTER_KEYS:
+        args[key] = values(key) if key in ("source", "connector") else one(key)
+    return {k: v for k, v in args.items() if v not in (None, [])}
+
+
+def page_numbers(params: Mapping[str, Sequence[str] | str | None]) -> tuple[int, int]:
+    """(page, size) from ``page`` (0-based) and ``size``, checked."""
+
+    def number(key: str, default: int) -> int:
+        raw = params.get(key)
+        text = raw if isinstance(raw, str) else (list(raw)[0] if raw else None)
+        if text in (None, ""):
+            return default
+        try:
+            return int(str(text))
+        except ValueError:
+            raise RagbagError(f"{key} must be a whole number, not {text!r}") from None
+
+    page, size = number("page", 0), number("size", PAGE_SIZE)
+    if page < 0 or not 1 <= size <= MAX_PAGE_SIZE:
+        raise RagbagError(f"page must be 0 or more and size between 1 and {MAX_PAGE_SIZE}")
+    if (page + 1) * size > MAX_HITS:
+        raise RagbagError(f"only the first {MAX_HITS} hits can be paged through: narrow the search with filters")
+    return page, size
+
+
+def search(home: Home, args: dict[str, Any], page: int, size: int) -> dict[str, Any]:
+    """One page of hits for ``args`` (``arguments``' output), strict-JSON ready."""
+    from ragbag.search.request import SearchRequest
+
+    request = SearchRequest.from_arguments({**args, "k": (page + 1) * size})  # a bad request fails here
+    from ragbag.search import query as q
+
+    with SEARCH_LOCK:
+        frame = q.search(request, home=home)
+    rows = frame.to_dict("records")
+    terms = query_terms(request.query)
+    hits = [shape(h, rank, terms, request.query) for rank, h in enumerate(rows, 1)][page * size :]
+    return {
+        "query": request.query,
+        "mode": request.mode,
+        "page": page,
+        "size": size,
+        "hits": hits,
+        "has_more": len(rows) == (page + 1) * size,
+    }
+
+
+def shape(h: Mapping[str, Any], rank: int, terms: list[str], query: str) -> dict[str, Any]:
+    """A hit as the page shows it: where it is from, its score, a snippet as segments, its link."""
+    raw = h.get("metadata")
+    meta: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    text = str(h.get("chunk_text") or h.get("text") or "")
+    page = meta.get("page_start") if meta.get("format") == "pdf" else None
+    return {
+        "rank": rank,
+        "citation": h["citation"],
+        "score": round(float(h["score"]), 4),
+        "source": h["source"],
+        "connector": h["connector"],
+        "title": h.get("title") or "",
+        "uri": h.get("uri") or "",
+        "date": iso(h.get("date")),
+        "doc_id": h["doc_id"],
+        "version": int(h.get("version") or 1),
+        "valid_to": iso(h.get("valid_to")),
+        "page": int(page) if page else None,
+        "snippet": snippet(text, terms),
+        "href": doc_href(h["citation"], query),
+    }
+
+
+def doc_href(citation: str, query: str = "") -> str:
+    """The reading page of a passage, scrolled to it."""
+    params = {"cite": citation, **({"q": query} if query else {})}
+    return f"/doc?{urlencode(params)}#hit"
+
+
+def query_terms(query: str) -> list[str]:
+    """What to mark in a snippet: the query's words (two letters or more, not the commonest
+    English ones), lower-cased, an English ending taken off (``cleaning`` → ``clean``), longest
+    first; a CJK run as its two-character pieces (the keyword index reads CJK in pieces too)."""
+    out: set[str] = set()
+    for word in _WORD.findall(query.lower()):
+        if _CJK.search(word):
+            out.update(word[i : i + 2] for i in range(max(1, len(word) - 1)))
+        elif len(word) >= 2 and word not in _COMMON:
+            out.add(_stem(word))
+    return sorted(out, key=lambda t: (-len(t), t))
+
+
+def _stem(word: str) -> str:
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)]
+    return word
+
+
+def matcher(terms: list[str]) -> re.Pattern[str] | None:
+    """A pattern for the terms: a word matches at a word's start and takes the rest of that word
+    (``clean`` marks ``Cleaned`` and ``cleaning``); a CJK piece matches anywhere."""
+    if not terms:
+        return None
+    parts = [re.escape(t) if _CJK.search(t) else rf"(?<!\w){re.escape(t)}\w*" for t in terms]
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+def segments(text: str, terms: list[str]) -> list[list[Any]]:
+    """``text`` as ``[piece, is_match]`` pairs, the terms marked."""
+    pattern = matcher(terms)
+    if pattern is None:
+        return [[text, False]] if text else []
+    out: list[list[Any]] = []
+    at = 0
+    for m in pattern.finditer(text):
+        if m.start() > at:
+            out.append([text[at : m.start()], False])
+        out.append([m.group(0), True])
+        at = m.end()
+    if at < len(text):
+        out.append([text[at:], False])
+    return out
+
+
+def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> list[list[Any]]:
+    """About ``width`` characters of ``text`` around its first match, whitespace folded, cut at
+    word breaks and marked with … where cut; the terms marked."""
+    flat = " ".join(text.split())
+    pattern = matcher(terms)
+    first = pattern.search(flat) if pattern else None
+    start = 0 if first is None else max(0, first.start() - width // 3)
+    if start > 0:
+        space = flat.find(" ", start)
+        start = space + 1 if 0 <= space < start + 40 else start
+    end = min(len(flat), start + width)
+    if end < len(flat):
+        space = flat.rfind(" ", start, end)
+        end = space if space > start + width // 2 else end
+    piece = ("…" if start > 0 else "") + flat[start:end] + ("…" if end < len(flat) else "")
+    return segments(piece, terms)
