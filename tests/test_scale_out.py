@@ -52,7 +52,9 @@ def postgres():
         )
     import psycopg2  # the `scale` extra, which `test` includes
 
-    base = Path(tempfile.mkdtemp(prefix="ragbag-pg-"))  # short: a socket path must fit 107 bytes
+    # In /tmp itself: short (a socket path must fit 107 bytes), and never under a test's home,
+    # whose owner-only tmp/ `nobody` cannot enter (an in-process build points tempfile there).
+    base = Path(tempfile.mkdtemp(prefix="ragbag-pg-", dir="/tmp"))
     as_user: list[str] = []
     if os.geteuid() == 0:
         shutil.chown(base, "nobody", "nogroup")

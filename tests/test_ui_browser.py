@@ -54,6 +54,7 @@ def _graphql(port: int, q: str, variables: dict | None = None) -> dict:
     return body["data"]
 
 
+@pytest.fixture
 def chromium_path() -> str:
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install -y chromium; pip install playwright)")
