@@ -260,8 +260,8 @@ def _mask(
         cm = np.fromiter((filters.matches(r, others) for r in s.records), np.bool_, len(s.records))
         mask = cm if mask is None else mask & cm
     if as_of is not None:
-        t = np.datetime64(as_of.replace(tzinfo=None), "us")
-        vm = np.fromiter((_valid_at(s, j, t) for j in range(len(s.records))), np.bool_, len(s.records))
+        t = np.datetime64(as_of.replace(tzinfo=None), "us")  # NaT compares false: an unknown start always was
+        vm = (np.isnat(s.valid_from) | (s.valid_from <= t)) & (np.isnat(s.valid_to) | (s.valid_to > t))
     elif not versions and s.past:
         vm = np.isnat(s.valid_to)
     else:
