@@ -42,11 +42,7 @@ def supersede(store: Store, source: str, old_rows: list[dict[str, Any]], until: 
     if not old_rows:
         return
     rows = [{**r, "version": r.get("version") or 1, "valid_to": until[r["doc_id"]]} for r in old_rows]
-    store.table(TABLE).delete(
-        f"source = {lit(source)} AND ("
-        + " OR ".join(f"(doc_id = {lit(r['doc_id'])} AND version = {int(r['version'])})" for r in rows)
-        + ")"
-    )
+    _delete(store, source, [(r["doc_id"], r["version"]) for r in rows])
     store.add(TABLE, pa.Table.from_pylist(rows, schema=SCHEMAS[TABLE]))
 
 
@@ -67,13 +63,7 @@ def prune(store: Store, home: Home, source: Source, now: datetime) -> dict[str, 
         for i, r in enumerate(versions):
             if i >= room or utc(r["valid_to"]) < horizon:  # type: ignore[operator]
                 drop.append((doc_id, r["version"]))
-    for start in range(0, len(drop), 200):
-        part = drop[start : start + 200]
-        store.table(TABLE).delete(
-            f"source = {lit(source.name)} AND ("
-            + " OR ".join(f"(doc_id = {lit(d)} AND version = {int(v)})" for d, v in part)
-            + ")"
-        )
+    _delete(store, source.name, drop)
     return {"kept": len(stored) - len(drop), "dropped": len(drop)}
 
 
@@ -106,3 +96,11 @@ def texts(store: Store, source: str, doc_ids: list[str]) -> dict[str, list[dict[
     for versions in out.values():
         versions.sort(key=lambda r: r["version"])
     return dict(out)
+
+
+def _delete(store: Store, source: str, versions: list[tuple[str, int]]) -> None:
+    """Delete these (doc_id, version) rows of a source's history, a few hundred per statement."""
+    for start in range(0, len(versions), 200):
+        pairs = versions[start : start + 200]
+        clause = " OR ".join(f"(doc_id = {lit(d)} AND version = {int(v)})" for d, v in pairs)
+        store.table(TABLE).delete(f"source = {lit(source)} AND ({clause})")

@@ -105,8 +105,8 @@ class _Web:
                     self._reading_tools(),
                     cite=p.get("cite") or None,
                     doc_id=p.get("doc_id") or None,
-                    version=_number(p.get("version"), "version"),
-                    offset=_number(p.get("offset"), "offset"),
+                    version=hits.whole_number(p.get("version"), "version"),
+                    offset=hits.whole_number(p.get("offset"), "offset"),
                 )
             return docpage.doc_page(got, p.get("q") or "")
 
@@ -118,7 +118,9 @@ class _Web:
         def render() -> str:
             with self._read_lock:
                 result = self._reading_tools().diff(
-                    p.get("doc_id") or "", _number(p.get("from"), "from") or 1, _number(p.get("to"), "to")
+                    p.get("doc_id") or "",
+                    hits.whole_number(p.get("from"), "from") or 1,
+                    hits.whole_number(p.get("to"), "to"),
                 )
             return docpage.diff_page(result)
 
@@ -192,15 +194,6 @@ def _params(request: Request) -> dict[str, list[str]]:
     for key, value in request.query_params.multi_items():
         out.setdefault(key, []).append(value)
     return out
-
-
-def _number(text: str | None, name: str) -> int | None:
-    if text in (None, ""):
-        return None
-    try:
-        return int(str(text))
-    except ValueError:
-        raise RagbagError(f"{name} must be a whole number, not {text!r}") from None
 
 
 async def _json_body(request: Request) -> dict[str, Any]:

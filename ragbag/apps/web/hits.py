@@ -58,18 +58,23 @@ def arguments(params: Mapping[str, Sequence[str] | str | None], query_key: str =
     return {k: v for k, v in args.items() if v not in (None, [])}
 
 
+def whole_number(text: str | None, name: str) -> int | None:
+    """A query parameter as a whole number (None when absent or empty); a one-line error else."""
+    if text in (None, ""):
+        return None
+    try:
+        return int(str(text))
+    except ValueError:
+        raise RagbagError(f"{name} must be a whole number, not {text!r}") from None
+
+
 def page_numbers(params: Mapping[str, Sequence[str] | str | None]) -> tuple[int, int]:
     """(page, size) from ``page`` (0-based) and ``size``, checked."""
 
     def number(key: str, default: int) -> int:
         raw = params.get(key)
-        text = raw if isinstance(raw, str) else (list(raw)[0] if raw else None)
-        if text in (None, ""):
-            return default
-        try:
-            return int(str(text))
-        except ValueError:
-            raise RagbagError(f"{key} must be a whole number, not {text!r}") from None
+        value = whole_number(raw if isinstance(raw, str) else (list(raw)[0] if raw else None), key)
+        return default if value is None else value
 
     page, size = number("page", 0), number("size", PAGE_SIZE)
     if page < 0 or not 1 <= size <= MAX_PAGE_SIZE:
