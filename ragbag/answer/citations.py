@@ -58,7 +58,7 @@ class Block:
 
 
 def block(n: int, hit: Mapping[str, Any]) -> Block:
-    """Passage number ``n`` of the context, from a search hit (a row of ``query.search``) or a
+    """Passage number ``n`` of the context, from a search hit (one of ``query.results``) or a
     passage the agent collected; a missing cosine (None or NaN) stays None."""
     vs = hit.get("vector_score")
     meta = hit.get("metadata")

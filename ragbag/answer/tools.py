@@ -85,8 +85,8 @@ class Tools:
             raise ToolError("query is empty")
         request = SearchRequest.from_arguments({"query": query, "k": min(k, MAX_K), **arguments})
         with self._search_lock:
-            hits = q.search(request, home=self.home)
-        rows = [hit_dict(h, rank) for rank, h in enumerate(hits.to_dict("records"), 1)]
+            hits = q.results(request, home=self.home)
+        rows = [hit_dict(h, rank) for rank, h in enumerate(hits, 1)]
         return self._fit(
             {"query": query, "hits": rows}, "hits", "lower k, add filters, or read_file a doc_id for the full text"
         )

@@ -77,6 +77,7 @@ def embed(
     hashes, texts = order, [need[h] for h in order]
     total = sum(tokens.values())
     fresh: dict[str, Any] = {}  # float32 rows: a list of Python floats would take 8× the memory
+    encoder = embedding.prepare_passage_encoder(model) if texts else ""
     progress.report("embed", source.name, 0, len(texts))
     for start in range(0, len(texts), batch_size):
         vecs = embedding.encode_passages(texts[start : start + batch_size], model, total_tokens=total)
@@ -120,6 +121,7 @@ def embed(
         "removed": len(stale),
         "model": model,
         "dim": embedding.spec(model).dim,
+        "encoder": encoder,
         "preview": preview([("", cid, text_of.get(cid, "")) for cid in shown]),
         "table_version": store.table("embeddings").version,
     }

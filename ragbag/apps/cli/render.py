@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -42,41 +43,42 @@ def highlight(text: str, terms: set[str]) -> Text:
     return out
 
 
-def print_hits(console: Console, query: str, hits, floor: float | None = None) -> None:
-    if hits.empty:
+def print_hits(console: Console, query: str, hits: list[dict[str, Any]], floor: float | None = None) -> None:
+    """Hits of ``query.results`` as the terminal shows them."""
+    if not hits:
         console.print(
             "no results" + (f" at or above the {floor:g} floor (`--min-score 0` shows weaker hits)" if floor else "")
         )
         return
     terms = set(bm25.tokenize(query))
-    for rank, hit in enumerate(hits.itertuples(index=False), 1):
-        where = hit.title or hit.uri
-        meta = hit.metadata or {}
+    for rank, hit in enumerate(hits, 1):
+        where = hit["title"] or hit["uri"]
+        meta = hit["metadata"] or {}
         lines = ""
         if meta.get("line_start"):
             lines = f":{meta['line_start']}-{meta.get('line_end', meta['line_start'])}"
         elif meta.get("page_start"):
             lines = f" p.{meta['page_start']}"
-        until = getattr(hit, "valid_to", None)
-        if until is not None and until == until:  # an earlier version's text (None/NaT: current)
-            lines += f" (v{hit.version}, until {str(until)[:10]})"
+        until = hit.get("valid_to")
+        if until is not None:  # an earlier version's text (None: current)
+            lines += f" (v{hit['version']}, until {str(until)[:10]})"
         console.print(
             Text.assemble(
                 (f"{rank:>2}. ", "bold"),
-                (f"{hit.score:.4f} ", "cyan"),
-                (f"[{hit.source}] ", "magenta"),
+                (f"{hit['score']:.4f} ", "cyan"),
+                (f"[{hit['source']}] ", "magenta"),
                 (where, "bold"),
                 (lines, ""),
-                (f"  [c:{hit.citation}]", "dim"),
+                (f"  [c:{hit['citation']}]", "dim"),
             )
         )
-        if hit.uri and hit.uri != where:
-            console.print(Text(f"    {hit.uri}", style="dim"))
-        if hit.connector == "code" and meta.get("line_start"):
-            for number, line in code_lines(hit.chunk_text, int(meta["line_start"]), terms):
+        if hit["uri"] and hit["uri"] != where:
+            console.print(Text(f"    {hit['uri']}", style="dim"))
+        if hit["connector"] == "code" and meta.get("line_start"):
+            for number, line in code_lines(hit["chunk_text"], int(meta["line_start"]), terms):
                 console.print(Text(f"    {number:>5} │ ", style="dim").append(highlight(line, terms)))
             continue
-        text, _ = snippet(hit.text, terms)
+        text, _ = snippet(hit["text"], terms)
         console.print(Text("    ").append(highlight(text, terms)))
 
 

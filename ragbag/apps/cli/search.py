@@ -58,9 +58,9 @@ def search(
     )
     from ragbag.search import query as q
 
-    hits = q.search(request)
+    hits = q.results(request)
     if as_json:
-        print(jsonout.dumps(jsonout.records(hits), indent=2))
+        print(jsonout.dumps(hits, indent=2))
         return
     from ragbag.apps.cli.render import print_hits
 

@@ -92,8 +92,7 @@ def search(home: Home, args: dict[str, Any], page: int, size: int) -> dict[str, 
     from ragbag.search import query as q
 
     with SEARCH_LOCK:
-        frame = q.search(request, home=home)
-    rows = frame.to_dict("records")
+        rows = q.results(request, home=home)
     terms = query_terms(request.query)
     hits = [shape(h, rank, terms, request.query) for rank, h in enumerate(rows, 1)][page * size :]
     return {
