@@ -20,7 +20,9 @@ meanwhile; ``_meter.py``):
 2. bare encode: the home's model alone over the ``index_text`` of every chunk, in chunk order
    (``bare_encode.py``, its own process, import and load included). ``--bare-sample N`` encodes
    a seeded sample of N texts and scales its encode time to all of them (large size: the whole
-   set would take most of an hour on two cores);
+   set would take most of an hour on two cores); then the same texts again through the engine
+   the build compiled for this CPU (``ragbag.models.e5_engine``, when it did), which separates
+   what the pipeline costs from what the faster engine gains;
 3. no-change rebuild: ``ragbag build --json`` again (every source must report no run);
 4. one-new-record refresh: one message appended to the mail source's mbox, ``ragbag build mail
    --json``; compared with the mail source's own run in the full build;

@@ -205,10 +205,10 @@ class Tools:
         context = max(0, min(visual.CONTEXT_CHARS, (self.max_chars - 6_000) // 4))
         return visual.make(self.home, citation, tools=self, context=context).as_json(image=True)
 
-    def warm(self) -> int:
-        """Load what the tools read before the first call needs it (the MCP server does this at
-        start-up): first what search reads (the snapshots and the query encoder, which import
-        no LanceDB), then every published source's documents. Returns the sources loaded."""
+    def warm_search(self) -> int:
+        """Load what search reads before the first call needs it (the MCP server does this at
+        start-up): the snapshots and the query encoder, which import no LanceDB. Returns the
+        sources loaded."""
         from ragbag.models import embedding
         from ragbag.search import snapshot
 
@@ -216,6 +216,11 @@ class Tools:
             snaps = [snapshot.load(self.home, s.connector, n) for n, s in self.home.sources().items()]
             if any(snaps):
                 embedding.encode_query("warm up", home_model(self.home))
+        return sum(1 for s in snaps if s is not None)
+
+    def warm_documents(self) -> int:
+        """Load every published source's documents (the document tools' metadata), which imports
+        LanceDB. Returns the sources read."""
         with self._lock:
             return len(self._all_docs())
 

@@ -126,6 +126,7 @@ INSTRUCTIONS = (
 IMAGE_FIELD = "image_png_base64"
 IMAGE_NOTE = "attached as image content"
 DOC_TEMPLATE = "ragbag://doc/{doc_id}"
+DOCUMENTS_AFTER_S = 5.0  # the documents' warm-up waits this long for a first call (Backend.warm)
 SOURCE_TEMPLATE = "ragbag://source/{name}"
 
 
@@ -138,17 +139,29 @@ class Backend:
         self.allow_build = allow_build
         self.specs = SPECS + ([BUILD_SPEC] if allow_build else [])
         self._build_lock = threading.Lock()
+        self._answered = threading.Event()  # set when the first call has been answered
 
     def warm(self) -> None:
-        """Load indexes, document metadata and the query encoder before the first call needs them."""
+        """Load indexes and the query encoder before the first call needs them; the documents'
+        metadata after the first call is answered (or ``DOCUMENTS_AFTER_S`` without one):
+        reading it imports LanceDB, seconds of work that holds the GIL, and a first search
+        running beside it would wait as long."""
         t = time.perf_counter()
         try:
-            loaded = self.tools.warm()
-            log.info("warm in %.1fs: %d source(s) loaded", time.perf_counter() - t, loaded)
+            loaded = self.tools.warm_search()
+            log.info("search warm in %.1fs: %d source(s) loaded", time.perf_counter() - t, loaded)
+            self._answered.wait(DOCUMENTS_AFTER_S)
+            self.tools.warm_documents()
         except Exception as e:  # a broken home still serves list_sources and clear errors
             log.warning("warm-up failed: %s", e)
 
     def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return self._call(name, args)
+        finally:
+            self._answered.set()
+
+    def _call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         if name == "build":
             if not self.allow_build:
                 raise RagbagError("build is disabled: start the server with `ragbag mcp --allow-build`")
