@@ -126,8 +126,8 @@ INSTRUCTIONS = (
 IMAGE_FIELD = "image_png_base64"
 IMAGE_NOTE = "attached as image content"
 DOC_TEMPLATE = "ragbag://doc/{doc_id}"
-DOCUMENTS_AFTER_S = 5.0  # the documents' warm-up waits this long for a first call (Backend.warm)
 SOURCE_TEMPLATE = "ragbag://source/{name}"
+DOCUMENTS_AFTER_S = 5.0  # the documents' warm-up waits this long for a first call (Backend.warm)
 
 
 class Backend:

@@ -24,6 +24,7 @@ import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -118,7 +119,9 @@ def _trusted(path: Path) -> bool:
     return _owner_only(path) and stat.S_ISREG(path.lstat().st_mode)
 
 
+@cache
 def _cpu_info() -> dict[str, str]:
+    """The first processor's fields in /proc/cpuinfo (read once a process)."""
     try:
         text = Path("/proc/cpuinfo").read_text(errors="replace")
     except OSError:

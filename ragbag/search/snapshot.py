@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo
 
 import numpy as np
 import pyarrow as pa
@@ -174,7 +173,7 @@ def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict
     if isinstance(g, Compact):
         attach_rows(g, rows.column("content_hash").to_pylist())  # rows with one text share a node
     stamps = {f.name: _datetimes(rows.column(f.name)) for f in rows.schema if pa.types.is_timestamp(f.type)}
-    zones = {name: _python_datetimes(v, rows.schema.field(name).type.tz) for name, v in stamps.items()}
+    zones = {name: _utc_datetimes(v) for name, v in stamps.items()}
     records = []
     for j, r in enumerate(rows.select([n for n in rows.column_names if n not in stamps]).to_pylist()):
         meta = json.loads(r["metadata"] or "{}")
@@ -234,14 +233,10 @@ def _datetimes(column: pa.ChunkedArray) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, "datetime64[us]")
 
 
-def _python_datetimes(values: np.ndarray, zone: str | None) -> list[datetime | None]:
-    """What ``to_pylist`` gives for such a column: datetimes in the column's zone (naive without
-    one), None for null."""
-    naive = values.astype(object)  # datetime64[us] -> datetime, NaT -> None
-    if not zone:
-        return list(naive)
-    tz = UTC if zone in ("UTC", "+00:00", "Etc/UTC") else ZoneInfo(zone)
-    return [None if d is None else d.replace(tzinfo=UTC).astimezone(tz) for d in naive]
+def _utc_datetimes(values: np.ndarray) -> list[datetime | None]:
+    """datetime64[us] values as UTC datetimes (every ragbag timestamp column is UTC), None for
+    NaT: what ``to_pylist`` would give."""
+    return [None if d is None else d.replace(tzinfo=UTC) for d in values.astype(object)]
 
 
 def _rows_and_vectors(
