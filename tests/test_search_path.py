@@ -1,5 +1,5 @@
 """The search path stays light (issue #20): a cold `ragbag search`, and the MCP tools' first
-search, read a source's published copy of its rows and never import LanceDB, torch, Dagster or pandas."""
+search, read a source's published copy of its rows and never import LanceDB, torch, Dagster, pandas or bm25s (nor the scipy it pulls in)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,18 @@ import sys
 
 from conftest import build_in_process, cli, write
 
-HEAVY = ("lancedb", "lance", "torch", "dagster", "sentence_transformers", "pypdfium2", "PIL", "pandas")
+HEAVY = (
+    "lancedb",
+    "lance",
+    "torch",
+    "dagster",
+    "sentence_transformers",
+    "pypdfium2",
+    "PIL",
+    "pandas",
+    "bm25s",
+    "scipy",
+)
 
 NOTES = {
     "lisbon.md": "# Lisbon\n\nThe gate code in Lisbon is 4711.\n",

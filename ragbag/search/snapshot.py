@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import pyarrow as pa
@@ -45,7 +46,7 @@ class Snapshot:
     key: str
     manifest: dict[str, Any]
     rows: pa.Table
-    records: list[dict[str, Any]]
+    records: Records
     vectors: np.ndarray
     keyword: Any
     dates: np.ndarray  # datetime64[us] UTC, NaT where unknown
@@ -173,28 +174,24 @@ def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict
     if isinstance(g, Compact):
         attach_rows(g, rows.column("content_hash").to_pylist())  # rows with one text share a node
     stamps = {f.name: _datetimes(rows.column(f.name)) for f in rows.schema if pa.types.is_timestamp(f.type)}
-    zones = {name: _utc_datetimes(v) for name, v in stamps.items()}
-    records = []
-    for j, r in enumerate(rows.select([n for n in rows.column_names if n not in stamps]).to_pylist()):
-        meta = json.loads(r["metadata"] or "{}")
-        r["metadata"] = meta
-        for name, values in zones.items():
-            r[name] = values[j]
-        records.append({**meta, **r})
+    records = Records(rows, stamps)
     keyword = bm25.load(directory / published.BM25_DIR) if ids else None
     never = np.full(len(ids), np.datetime64("NaT"), "datetime64[us]")  # a column older versions lack
     dates, valid_from, valid_to = (stamps.get(f, never) for f in ("date", "valid_from", "valid_to"))
     current = np.isnat(valid_to)
+    doc_ids = rows.column("doc_id").to_pylist()
+    ordinals = rows.column("ordinal").to_pylist()
     by_doc: dict[str, list[int]] = {}
     all_rows: dict[str, list[int]] = {}
-    for j in sorted(range(len(records)), key=lambda j: (records[j]["doc_id"], records[j]["ordinal"])):
+    for j in sorted(range(len(doc_ids)), key=lambda j: (doc_ids[j], ordinals[j])):
         if current[j]:
-            by_doc.setdefault(records[j]["doc_id"], []).append(j)
+            by_doc.setdefault(doc_ids[j], []).append(j)
         else:
-            all_rows[records[j]["doc_id"]] = []
-    for j in range(len(records)):  # every row of a document with versions, for context as of then
-        if records[j]["doc_id"] in all_rows:
-            all_rows[records[j]["doc_id"]].append(j)
+            all_rows[doc_ids[j]] = []
+    if all_rows:  # every row of a document with versions, for context as of then
+        for j, d in enumerate(doc_ids):
+            if d in all_rows:
+                all_rows[d].append(j)
     twins = hnsw.twins(rows.column("content_hash").to_pylist()) if g is not None and not compact else {}
     return Snapshot(
         key,
@@ -217,6 +214,53 @@ def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict
     )
 
 
+class Records(Sequence[dict[str, Any]]):
+    """The rows of a snapshot as dicts (metadata fields on top, as filters and citations read
+    them), each built when first asked for. A search reads a few dozen rows; building all of
+    them at load time was most of a cold search on a home of 20,000 chunks."""
+
+    def __init__(self, rows: pa.Table, stamps: dict[str, np.ndarray]) -> None:
+        self._rows = rows.select([n for n in rows.column_names if n not in stamps])
+        self._stamps = stamps
+        self._built: dict[int, dict[str, Any]] = {}
+        self._all: list[dict[str, Any]] | None = None
+
+    def __len__(self) -> int:
+        return self._rows.num_rows
+
+    @overload
+    def __getitem__(self, j: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, j: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, j: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(j, slice):
+            return [self[x] for x in range(*j.indices(len(self)))]
+        if self._all is not None:
+            return self._all[j]
+        if j < 0:
+            j += len(self)
+        if not 0 <= j < len(self):
+            raise IndexError(j)
+        rec = self._built.get(j)
+        if rec is None:
+            (row,) = self._rows.slice(j, 1).to_pylist()
+            rec = self._built[j] = self._record(row, j)
+        return rec
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if self._all is None:
+            self._all = [self._built.get(j) or self._record(r, j) for j, r in enumerate(self._rows.to_pylist())]
+        return iter(self._all)
+
+    def _record(self, row: dict[str, Any], j: int) -> dict[str, Any]:
+        meta = json.loads(row["metadata"] or "{}")
+        row["metadata"] = meta
+        for name, values in self._stamps.items():
+            d = values[j]
+            row[name] = None if np.isnat(d) else d.astype(object).replace(tzinfo=UTC)
+        return {**meta, **row}
+
+
 def _datetimes(column: pa.ChunkedArray) -> np.ndarray:
     """A timestamp column as datetime64[us] (UTC where it has a zone), NaT where null. Read from
     its buffers: pyarrow converts a zoned timestamp through pandas, which would cost a cold
@@ -231,12 +275,6 @@ def _datetimes(column: pa.ChunkedArray) -> np.ndarray:
             values = np.where(bits[c.offset : c.offset + len(c)].astype(bool), values, np.datetime64("NaT"))
         parts.append(values)
     return np.concatenate(parts) if parts else np.zeros(0, "datetime64[us]")
-
-
-def _utc_datetimes(values: np.ndarray) -> list[datetime | None]:
-    """datetime64[us] values as UTC datetimes (every ragbag timestamp column is UTC), None for
-    NaT: what ``to_pylist`` would give."""
-    return [None if d is None else d.replace(tzinfo=UTC) for d in values.astype(object)]
 
 
 def _rows_and_vectors(
