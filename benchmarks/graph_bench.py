@@ -403,7 +403,7 @@ def keyword_side(c: dict, args) -> dict:
     from ragbag.index import bm25
 
     t0 = time.perf_counter()
-    index = bm25.build(c["texts"])
+    index = bm25.build([bm25.tokenize(t) for t in c["texts"]])
     built = time.perf_counter() - t0
     times = []
     for q in c["queries"][: args.queries]:

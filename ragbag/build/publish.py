@@ -59,7 +59,9 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
     progress.report("index", source.name, 0, 1)
     target = published.new_version(base)
     if ids:
-        bm25.save(bm25.build(texts), target / published.BM25_DIR)
+        previous = published.current_version(base, source.name)
+        reuse = base / previous / published.BM25_DIR if previous else None
+        bm25.write(texts, target / published.BM25_DIR, reuse)
     target.mkdir(parents=True, exist_ok=True)
     link_staged_graph(home, source, target)
     published.write_chunk_ids(target, ids)

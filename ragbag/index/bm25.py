@@ -8,6 +8,7 @@ actually contains Han characters.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -21,6 +22,8 @@ import numpy as np
 from ragbag.core.errors import RagbagError
 
 TOKENIZER_VERSION = "ragbag-bm25-v2"
+# Each text's tokens, kept beside the index for the next version to reuse (``write``).
+TOKENS = "tokens.arrow"
 # bm25s methods whose whole score is in the saved matrix (``build`` uses the default, lucene).
 _SCORED_AT_BUILD = ("lucene", "robertson", "atire")
 
@@ -75,23 +78,55 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
-def build(texts: list[str]):
-    """A BM25 index over the texts, in order (row i scores text i)."""
+def build(tokens: list[list[str]]):
+    """A BM25 index over tokenized texts, in order (row i scores text i)."""
     import bm25s
 
     retriever = bm25s.BM25()
-    tokens = [tokenize(t) for t in texts]
+    tokens = list(tokens)
     # bm25s rejects an empty vocabulary; a corpus of punctuation still needs an index.
     if not any(tokens):
-        tokens[0:1] = [["\u2205"]] if tokens else [["\u2205"]]
+        tokens[0:1] = [["\u2205"]]
     retriever.index(tokens, show_progress=False)
     return retriever
 
 
-def save(retriever, directory: Path) -> None:
+def write(texts: list[str], directory: Path, previous: Path | None = None) -> None:
+    """Build the BM25 index of ``texts`` and save it in ``directory`` with the tokens of each
+    text, so that the next version (given this one as ``previous``) tokenizes only the texts it
+    adds: a refresh of a large source, or one whose texts hold Chinese (jieba's dictionary takes
+    seconds to load), then costs what changed."""
+    import pyarrow as pa
+    import pyarrow.feather as feather
+
+    known = _saved_tokens(previous) if previous is not None else {}
+    keys = [_text_key(t) for t in texts]
+    tokens = [known[k] if k in known else tokenize(t) for k, t in zip(keys, texts)]
+    retriever = build(tokens)
     directory.mkdir(parents=True, exist_ok=True)
     retriever.save(str(directory))
+    table = pa.table({"key": keys, "tokens": pa.array(tokens, pa.list_(pa.string()))})
+    feather.write_feather(table, directory / TOKENS, compression="uncompressed")
     (directory / "tokenizer.json").write_text(json.dumps({"tokenizer": TOKENIZER_VERSION}))
+
+
+def _text_key(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _saved_tokens(directory: Path) -> dict[str, list[str]]:
+    """The tokens a previous version saved, by text; none when it kept none, was made by
+    another tokenizer, or cannot be read (then every text is tokenized, as on a first build)."""
+    import pyarrow.feather as feather
+
+    try:
+        meta = json.loads((directory / "tokenizer.json").read_text())
+        if meta.get("tokenizer") != TOKENIZER_VERSION or not (directory / TOKENS).exists():
+            return {}
+        t = feather.read_table(directory / TOKENS)
+        return dict(zip(t.column("key").to_pylist(), t.column("tokens").to_pylist()))
+    except (OSError, ValueError, KeyError):
+        return {}
 
 
 @dataclass

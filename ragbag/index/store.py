@@ -13,13 +13,16 @@ az://); object-store settings and keys come from the environment, as object_stor
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
+import sys
 import warnings
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
@@ -125,12 +128,49 @@ def storage_options(uri: str, environ: dict[str, str] | None = None) -> dict[str
     return {k.lower(): v for k, v in env.items() if k.startswith(prefixes) and v} if prefixes else {}
 
 
+@functools.cache
+def import_lancedb() -> Any:
+    """``lancedb``, imported with pydantic's ``validate_call`` building each validator on the
+    function's first call rather than at import. LanceDB imports its REST namespace client,
+    hundreds of ``@validate_call`` functions whose validators were a large part of ``import lancedb``
+    and so a fixed cost of every build; ragbag never calls that client, and a function of it
+    that is called still validates its arguments."""
+    import pydantic
+
+    if "lance_namespace_urllib3_client" in sys.modules:  # already paid for
+        import lancedb
+
+        return lancedb
+    eager = pydantic.validate_call
+
+    def deferred(func: Any = None, /, **options: Any) -> Any:
+        def wrap(f: Any) -> Any:
+            built: Any = None
+
+            @functools.wraps(f)
+            def call(*args: Any, **kwargs: Any) -> Any:
+                nonlocal built
+                if built is None:
+                    built = eager(f, **options)
+                return built(*args, **kwargs)
+
+            return call
+
+        return wrap(func) if func is not None else wrap
+
+    pydantic.validate_call = deferred
+    try:
+        import lancedb
+    finally:
+        pydantic.validate_call = eager
+    return lancedb
+
+
 class Store:
     def __init__(self, location: str | Path):
         """Connect to the LanceDB database at ``location``: a local directory (``home.lance_dir``)
         or an object-store URI (``home.lance_uri``)."""
-        import lancedb
-
+        lancedb = import_lancedb()
         self.uri = str(location)
         self.remote = bool(_SCHEME.match(self.uri))
         self.dir = None if self.remote else Path(location)  # the local directory, if it is one
