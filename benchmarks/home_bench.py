@@ -28,7 +28,7 @@ meanwhile; ``_meter.py``):
    build mail --json``, twice in a row, the second reported; compared with the mail source's
    own run in the full build;
 5. cold CLI search: ``ragbag search Q -k 10 --json`` for 3 queries, median; plus the search
-   path's imports by module (``-X importtime``), which must hold none of lancedb, torch, dagster;
+   path's imports by module (``-X importtime``), which must hold none of ``HEAVY``;
 6. warm search: ``query.search`` in this process, hybrid, 10 queries × 3 passes after a warm-up,
    each query embedded anew (the per-process memo cleared);
 7. MCP first search: ``ragbag mcp`` started by the MCP Python SDK over stdio; seconds from
@@ -67,7 +67,7 @@ WORK = BENCH / ".work"
 EXE = Path(sys.executable).with_name("ragbag")
 # Messages and notes added to the personal set's mail and notes sources, per size.
 BULK = {"small": (320, 310), "large": (10_000, 8_800)}
-HEAVY = ("lancedb", "lance", "torch", "dagster", "sentence_transformers")
+HEAVY = ("lancedb", "lance", "torch", "dagster", "sentence_transformers", "pandas", "bm25s", "scipy")
 
 
 # -- data ------------------------------------------------------------------------------------
