@@ -133,7 +133,7 @@ def _saved_tokens(directory: Path) -> dict[str, list[str]]:
 class Keywords:
     """A saved bm25s index as search reads it: the vocabulary and the precomputed per-token
     score columns. Read with numpy alone, because importing bm25s (and the scipy and tqdm it
-    pulls in) cost a cold search a sixth of its time; ``scores`` sums the same columns bm25s's
+    pulls in) was a large part of a cold search; ``scores`` sums the same columns bm25s's
     ``get_scores`` does."""
 
     vocab_dict: dict[str, int]

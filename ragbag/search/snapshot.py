@@ -217,7 +217,7 @@ def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict
 class Records(Sequence[dict[str, Any]]):
     """The rows of a snapshot as dicts (metadata fields on top, as filters and citations read
     them), each built when first asked for. A search reads a few dozen rows; building all of
-    them at load time was most of a cold search on a home of 20,000 chunks."""
+    them at load time was most of a cold search on a large home."""
 
     def __init__(self, rows: pa.Table, stamps: dict[str, np.ndarray]) -> None:
         self._rows = rows.select([n for n in rows.column_names if n not in stamps])
