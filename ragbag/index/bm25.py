@@ -132,21 +132,13 @@ def _saved_tokens(directory: Path) -> dict[str, list[str]]:
 @dataclass
 class Keywords:
     """A saved bm25s index as search reads it: the vocabulary and the precomputed per-token
-    score columns. Read with numpy alone, because importing bm25s (and the scipy and tqdm it
-    pulls in) was a large part of a cold search; ``scores`` sums the same columns bm25s's
+    score columns, read with numpy alone, because importing bm25s (and the scipy and tqdm it
+    pulls in) was a large part of a cold search. ``scores`` sums the columns as bm25s's
     ``get_scores`` does."""
 
     vocab_dict: dict[str, int]
     scores: dict[str, Any]  # data, indices, indptr (CSC by token), num_docs: bm25s's own layout
     dtype: str
-
-    def get_scores(self, tokens: list[str]) -> np.ndarray:
-        ids = np.asarray([self.vocab_dict[t] for t in tokens if t in self.vocab_dict], np.int64)
-        data, indices, indptr = self.scores["data"], self.scores["indices"], self.scores["indptr"]
-        out = np.zeros(self.scores["num_docs"], self.dtype)
-        for t in ids:
-            np.add.at(out, indices[indptr[t] : indptr[t + 1]], data[indptr[t] : indptr[t + 1]])
-        return out
 
 
 def load(directory: Path) -> Keywords:
@@ -168,12 +160,15 @@ def load(directory: Path) -> Keywords:
 
 
 def scores(index: Keywords, query_tokens: list[str], n_docs: int) -> np.ndarray:
-    """BM25 score of every indexed row for the query (zeros when no term is known)."""
-    vocab = index.vocab_dict
-    known = [t for t in query_tokens if t in vocab]
-    if not known:
-        return np.zeros(n_docs, dtype=np.float32)
-    return np.asarray(index.get_scores(known), dtype=np.float32)[:n_docs]
+    """BM25 score of every indexed row for the query (zeros when no term is known): each known
+    token's column added in, in float32 and in query order, as bm25s adds them."""
+    ids = [index.vocab_dict[t] for t in query_tokens if t in index.vocab_dict]
+    s = index.scores
+    data, indices, indptr = s["data"], s["indices"], s["indptr"]
+    out = np.zeros(s["num_docs"] if ids else n_docs, index.dtype if ids else np.float32)
+    for t in ids:
+        np.add.at(out, indices[indptr[t] : indptr[t + 1]], data[indptr[t] : indptr[t + 1]])
+    return out.astype(np.float32, copy=False)[:n_docs]
 
 
 def ceiling(index: Keywords, query_tokens: list[str]) -> float:

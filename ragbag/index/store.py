@@ -17,7 +17,6 @@ import functools
 import json
 import os
 import re
-import sys
 import warnings
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
@@ -137,10 +136,6 @@ def import_lancedb() -> Any:
     that is called still validates its arguments."""
     import pydantic
 
-    if "lance_namespace_urllib3_client" in sys.modules:  # already paid for
-        import lancedb
-
-        return lancedb
     eager = pydantic.validate_call
 
     def deferred(func: Any = None, /, **options: Any) -> Any:
