@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ragbag.connectors._isolate import each_file
 from ragbag.connectors._walk import visible_files
 from ragbag.core.records import Cursor, Document, ReadError, Seen
 from ragbag.text.decode import decode
@@ -123,7 +124,8 @@ def read_exports(
     def load(key: str) -> None:
         records: dict[str, Record] = {}
         errors[key] = []
-        for item in parse(paths[key], key):
+        # The isolation boundary: whatever one export file holds fails that file alone.
+        for item in each_file(str(paths[key].absolute()), lambda: parse(paths[key], key)):
             if isinstance(item, ReadError):
                 errors[key].append(item)
                 continue

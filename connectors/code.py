@@ -18,15 +18,16 @@ import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from functools import cache
+from functools import cache, partial
 from importlib import import_module
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
+from ragbag.connectors._isolate import each_file
 from ragbag.connectors._walk import Entry, follows_outside, safe_to_open
 from ragbag.connectors._walk import walk as walk_tree
+from ragbag.core.dates import from_timestamp
 from ragbag.core.records import Document, ReadError, Span
 from ragbag.text.chunking import TokenCounter, line_spans, prose_spans, with_lines
 from ragbag.text.decode import decode
@@ -102,10 +103,8 @@ def read(
     else:
         yield ReadError(str(path.absolute()), "no such file or directory")
         return
-    for file, rel in files:
-        record = _read_file(file, rel, source)
-        if record is not None:
-            yield record
+    for file, rel in files:  # the isolation boundary: one file's failure is that file's ReadError
+        yield from each_file(str(file.absolute()), partial(_read_file, file, rel, source))
     yield from errors
 
 
@@ -162,7 +161,12 @@ def language_of(name: str, text: str) -> str:
     return ext or "text"
 
 
-def _read_file(file: Path, rel: str, source: str) -> Document | ReadError | None:
+def _read_file(file: Path, rel: str, source: str) -> list[Document | ReadError]:
+    record = _record(file, rel, source)
+    return [] if record is None else [record]
+
+
+def _record(file: Path, rel: str, source: str) -> Document | ReadError | None:
     uri = str(file.absolute())
     try:
         stat = file.stat()
@@ -194,7 +198,7 @@ def _read_file(file: Path, rel: str, source: str) -> Document | ReadError | None
         uri=uri,
         title=rel,
         text=text,
-        updated_at=datetime.fromtimestamp(stat.st_mtime, tz=UTC),
+        updated_at=from_timestamp(stat.st_mtime),
         metadata=meta,
     )
 

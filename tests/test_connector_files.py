@@ -297,9 +297,12 @@ def test_single_file_and_missing_path(tmp_path):
     assert doc.updated_at.timestamp() == 1_700_000_000 and doc.updated_at.tzinfo == UTC
     (err,) = files.read(tmp_path / "nope", "docs")
     assert isinstance(err, ReadError) and "no such file" in err.error
-    (tmp_path / "x.docx").write_bytes(b"PK")
-    (err,) = files.read(tmp_path / "x.docx", "docs")
+    (tmp_path / "x.doc").write_bytes(b"\xd0\xcf\x11\xe0")
+    (err,) = files.read(tmp_path / "x.doc", "docs")
     assert isinstance(err, ReadError) and "unsupported" in err.error
+    (tmp_path / "x.docx").write_bytes(b"PK")  # a Word file cut short: named, with why
+    (err,) = files.read(tmp_path / "x.docx", "docs")
+    assert isinstance(err, ReadError) and "damaged zip" in err.error
 
 
 def test_unlistable_folder_is_reported(tmp_path, monkeypatch):

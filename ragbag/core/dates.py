@@ -7,7 +7,7 @@ shows a date formats it here, so the same record never shows its date two ways.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 
@@ -26,3 +26,13 @@ def iso(value: Any) -> str | None:
         return pd.Timestamp(value).isoformat()
     except (TypeError, ValueError):
         return str(value)
+
+
+def from_timestamp(seconds: float) -> datetime | None:
+    """A file time (seconds since 1970) as UTC, or None when it cannot be a date: a file's mtime
+    is whatever its last writer set, and one in the year 14645 must cost the file its date,
+    never the file itself."""
+    try:
+        return datetime.fromtimestamp(seconds, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None

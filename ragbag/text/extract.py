@@ -74,16 +74,38 @@ def _is_noise(tag) -> bool:
     return tag.name != "form" or not tag.find(["p", "h1", "h2"])
 
 
-def pdf_text(data: bytes, meta: dict) -> tuple[str, str]:
+def pdf_text(data: bytes, meta: dict, budget: int | None = None) -> tuple[str, str]:
     """(title, text) of a PDF, one form feed between pages (``meta["pages"]``: their number); any
-    parser failure raises :class:`Unreadable`."""
+    parser failure raises :class:`Unreadable`. Extraction stops once ``budget`` characters
+    (default: :data:`ragbag.text.storable.MAX_TEXT_CHARS`) are read, mid-page if need be: a small
+    PDF can draw the same text millions of times (a form reused, a text operator repeated), and
+    its text would otherwise fill memory; ``meta["cut_at_page"]`` then says where it stopped."""
     from pypdf import PdfReader
+
+    from ragbag.text.storable import MAX_TEXT_CHARS
+
+    left = [MAX_TEXT_CHARS if budget is None else budget]
+    pieces: list[str] = []
+
+    def count(text: str, *_args) -> None:
+        pieces.append(text)
+        left[0] -= len(text)
+        if left[0] < 0:
+            raise _Spent
 
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise Unreadable("encrypted PDF")
-        pages = [(p.extract_text() or "").replace(PAGE_BREAK, "\n") for p in reader.pages]
+        pages = []
+        for number, page in enumerate(reader.pages, 1):
+            pieces.clear()
+            try:
+                pages.append((page.extract_text(visitor_text=count) or "").replace(PAGE_BREAK, "\n"))
+            except _Spent:
+                pages.append("".join(pieces).replace(PAGE_BREAK, "\n"))
+                meta["cut_at_page"] = number
+                break
         info = reader.metadata
         title = str(info.get("/Title") or "").strip() if info else ""
     except Unreadable:
@@ -92,3 +114,7 @@ def pdf_text(data: bytes, meta: dict) -> tuple[str, str]:
         raise Unreadable(f"unreadable PDF: {one_line(exc)}") from None
     meta["pages"] = len(pages)
     return title, PAGE_BREAK.join(pages)
+
+
+class _Spent(Exception):
+    """A PDF's text budget is spent: extraction stops."""

@@ -1,0 +1,57 @@
+"""What every differential module shares: ragbag's own reading of one corpus file, and the shape
+of a comparison's outcome.
+
+A differential module (``tests/differential/<connector>.py``) reads each file of the public
+corpus twice: through the ragbag connector, and through an independent reference reader (the
+format's established library, or direct SQL), and compares what matters to a user: how many
+records, their times in UTC, who sent or took part, and the text. ``run.py`` aggregates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+PUBLIC = FIXTURES / "public"
+
+
+class SourceFailure(Exception):
+    """ragbag's read of a file raised: the whole source would have failed. Never acceptable."""
+
+
+@dataclass
+class Outcome:
+    """One corpus file compared. ``checks`` maps an aspect (count, times, people, text) to
+    (records that agree, records compared); ``disagreements`` says what differs, one line each
+    (empty: the readings agree)."""
+
+    file: str  # relative to tests/fixtures
+    project: str
+    reference: int  # records the reference reader found
+    ragbag: int  # documents ragbag produced
+    errors: int  # ReadErrors ragbag reported
+    checks: dict[str, tuple[int, int]] = field(default_factory=dict)
+    disagreements: list[str] = field(default_factory=list)
+
+
+def ragbag_read(connector: str, path: Path) -> tuple[list, list]:
+    """(Documents, ReadErrors) of one connector read of ``path`` as a source of its own; a raise
+    is a :class:`SourceFailure`."""
+    from ragbag import connectors
+    from ragbag.core.records import Document, ReadError
+
+    docs, errors = [], []
+    try:
+        for item in connectors.get(connector).read(Path(path), "differential", None):
+            if isinstance(item, Document):
+                docs.append(item)
+            elif isinstance(item, ReadError):
+                errors.append(item)
+    except Exception as exc:  # noqa: BLE001 — any raise is what this harness exists to find
+        raise SourceFailure(f"{type(exc).__name__}: {exc}") from exc
+    return docs, errors
+
+
+def rel(path: Path) -> str:
+    return Path(path).resolve().relative_to(FIXTURES).as_posix()
