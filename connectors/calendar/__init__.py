@@ -59,18 +59,22 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Iterator
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
 import icalendar
+from icalendar.prop import vBroken
 from icalendar.timezone import tzp
 
 from ragbag.connectors._exports import export_files, read_exports, zip_members
+from ragbag.connectors._isolate import each_file, each_record, reason
 from ragbag.connectors._walk import follows_outside
 from ragbag.connectors.calendar.recurrence import describe, occurrences
 from ragbag.connectors.calendar.times import (
+    UNKNOWN_ZONE,
     as_utc,
+    broken,
     end_of,
     occurrence_key,
     property_time,
@@ -113,49 +117,94 @@ def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
 
 
 def _read_file(file: Path, key: str, source: str):
+    """The records of one ``.ics`` file, or of each calendar member of a zip: each read behind the
+    isolation boundary, so any failure inside one is a ReadError for it, never for the source."""
     if file.suffix.lower() == ".zip":
         for item in zip_members(file, lambda name: name.lower().endswith(_EXTS)):
             if isinstance(item, ReadError):
                 yield item
             else:
                 uri, data = item
-                yield from _calendar(data, uri, f"{key}!/{uri.split('!/', 1)[1]}", source)
+                member_key = f"{key}!/{uri.split('!/', 1)[1]}"
+                yield from each_file(uri, lambda d=data, u=uri, k=member_key: _calendar(d, u, k, source))
         return
-    try:
-        data = file.read_bytes()
-    except OSError as exc:
-        yield ReadError(str(file.absolute()), f"unreadable: {exc.strerror or exc}")
-        return
-    yield from _calendar(data, str(file.absolute()), key, source)
+    uri = str(file.absolute())
+    yield from each_file(uri, lambda: _calendar(file.read_bytes(), uri, key, source))
+
+
+class _Tolerant(icalendar.ComponentFactory):
+    """icalendar's components, each error-tolerant as its VEVENT already is: a property it
+    cannot parse (a VALARM's ``TRIGGER:PT-2H``, a VTIMEZONE's ``TZOFFSETFROM:+5744``, a VTODO's
+    bad ``DUE``) is kept as broken and listed in the component's ``errors`` instead of failing the
+    whole file; a record fails only if it uses the broken value (see ``times.broken``)."""
+
+    def add_component_class(self, cls: type) -> None:
+        self[cls.name] = type(cls.__name__, (cls,), {"ignore_exceptions": True})
+
+
+class _Calendar(icalendar.Calendar):
+    _components_factory = _Tolerant()
+
+
+def _parse(text: str) -> list:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # icalendar caches every VTIMEZONE it has parsed, process-wide, and resolves a TZID
+        # a later file leaves undefined from that cache: the same file would then read
+        # differently beside another. Each file starts from the IANA zones alone.
+        tzp.use_zoneinfo()
+        return _Calendar.from_ical(text, multiple=True)
+
+
+def _salvaged(text: str, uri: str) -> tuple[list, list[ReadError]]:
+    """The calendars of ``text`` without the top-level components that fail alone. icalendar
+    parses a file whole, and some failures are not a property's (a VTIMEZONE with two TZID lines
+    raises while icalendar caches the zone): then each component of each VCALENDAR is parsed on
+    its own, the ones that fail are reported (a VTIMEZONE's TZID is then resolved from the IANA
+    and Windows tables, like a TZID without one), and the rest parsed together."""
+    lines = text.splitlines(keepends=True)
+    kept: list[str] = []
+    errors: list[ReadError] = []
+    block: list[str] = []
+    depth = 0
+    for line in lines:
+        head = line.rstrip("\r\n").upper()
+        if depth == 0 or (depth == 1 and not block and not head.startswith("BEGIN:")):
+            kept.append(line)  # VCALENDAR's own lines and properties
+            depth += head.startswith("BEGIN:") - head.startswith("END:")
+            continue
+        block.append(line)
+        depth += head.startswith("BEGIN:") - head.startswith("END:")
+        if depth == 1:  # a component of the calendar is complete
+            part = "".join(block)
+            try:
+                _parse(f"BEGIN:VCALENDAR\r\n{part}END:VCALENDAR\r\n")
+            except Exception as exc:  # noqa: BLE001 — this component is reported, the rest read
+                name = block[0].strip()[len("BEGIN:") :]
+                errors.append(ReadError(f"{uri}#{name.lower()}{len(errors) + 1}", f"{name} left out: {reason(exc)}"))
+            else:
+                kept.append(part)
+            block = []
+    return _parse("".join(kept + block)), errors
 
 
 def _calendar(data: bytes, uri: str, key: str, source: str):
     """The events of one iCalendar file (or zip member) as (document, stamp) records."""
-    try:
-        text = decode(data)[0]
-    except Unreadable as exc:
-        yield ReadError(uri, str(exc))
-        return
-    upper = text.upper()
-    if "BEGIN:VCALENDAR" not in upper and _COMPONENT.search(text):
+    text = decode(data)[0]
+    if "BEGIN:VCALENDAR" not in text.upper() and _COMPONENT.search(text):
         # A bare component file (one VEVENT/VTODO saved on its own) is valid input: wrap it.
         text = f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\n{text.strip()}\r\nEND:VCALENDAR\r\n"
-        upper = text.upper()
     truncated = not text.rstrip().upper().endswith("END:VCALENDAR")
     if truncated:  # keep what precedes the last complete component (icalendar drops it all otherwise)
         ends = list(_COMPONENT_END.finditer(text))
         text = text[: ends[-1].end()] + "\r\nEND:VCALENDAR\r\n" if ends else text
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            # icalendar caches every VTIMEZONE it has parsed, process-wide, and resolves a TZID
-            # a later file leaves undefined from that cache: the same file would then read
-            # differently beside another. Each file starts from the IANA zones alone.
-            tzp.use_zoneinfo()
-            calendars = icalendar.Calendar.from_ical(text, multiple=True)
-    except (ValueError, IndexError, KeyError) as exc:
-        yield ReadError(uri, f"not an iCalendar file: {one_line(exc)}")
-        return
+        calendars = _parse(text)
+    except Exception as exc:  # noqa: BLE001 — one part may be at fault: read the rest
+        if "BEGIN:VCALENDAR" not in text.upper():
+            raise Unreadable(f"not an iCalendar file: {one_line(exc)}") from exc
+        calendars, left_out = _salvaged(text, uri)
+        yield from left_out
     if truncated:
         yield ReadError(uri, _UNTERMINATED)
     stem = re.sub(r"\.(ics|ical|ifb|icalendar)$", "", key.rsplit("/", 1)[-1], flags=re.I)
@@ -163,31 +212,38 @@ def _calendar(data: bytes, uri: str, key: str, source: str):
         name = " ".join(str(cal.get("X-WR-CALNAME") or "").split()) or stem
         floating = zone_of(str(cal.get("X-WR-TIMEZONE") or "")) or UTC
         events = cal.walk("VEVENT")
+        series: dict[str, date | datetime] = {}  # uid → the series' start (its master's DTSTART)
+        for ev in events:
+            if "RECURRENCE-ID" not in ev and "UID" in ev:
+                start = each_record(uri, property_time, ev, "DTSTART", floating)
+                if not isinstance(start, ReadError):  # the series' own record reports it
+                    series.setdefault(str(ev["UID"]), start[0])
         changed: dict[str, dict[str, str]] = {}  # uid → {occurrence key: status}
         for ev in events:
             if "RECURRENCE-ID" in ev and "UID" in ev:
-                try:
-                    rid, _ = property_time(ev, "RECURRENCE-ID", floating)
-                except ValueError:
-                    continue
-                changed.setdefault(str(ev["UID"]), {})[occurrence_key(rid)] = str(ev.get("STATUS") or "").lower()
+                uid = str(ev["UID"])
+                rid = each_record(uri, property_time, ev, "RECURRENCE-ID", _zone(series.get(uid), floating))
+                if not isinstance(rid, ReadError):  # the override's own record reports it
+                    key_ = occurrence_key(rid[0], series.get(uid))
+                    changed.setdefault(uid, {})[key_] = as_str(ev.get("STATUS")).lower()
         synthetic: dict[str, int] = {}  # UID-less components with the same identity, in file order
         for index, ev in enumerate(events):
             uid = str(ev.get("UID") or "")
-            try:
-                doc, stamp = _event(ev, uid, name, floating, changed.get(uid, {}), uri, key, source)
-            except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
-                yield ReadError(f"{uri}#{uid or index}", one_line(exc))
-                continue
-            yield _unique(doc, uid, synthetic), stamp
+            args = (ev, uid, name, floating, changed.get(uid, {}), series.get(uid), uri, key, source)
+            made = each_record(f"{uri}#{uid or index}", _event, *args)
+            yield made if isinstance(made, ReadError) else (_unique(made[0], uid, synthetic), made[1])
         for index, item in enumerate(cal.walk("VTODO") + cal.walk("VJOURNAL")):
             uid = str(item.get("UID") or "")
-            try:
-                doc, stamp = _entry(item, uid, name, floating, uri, key, source)
-            except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
-                yield ReadError(f"{uri}#{uid or item.name.lower() + str(index)}", one_line(exc))
-                continue
-            yield _unique(doc, uid, synthetic), stamp
+            made = each_record(
+                f"{uri}#{uid or item.name.lower() + str(index)}", _entry, item, uid, name, floating, uri, key, source
+            )
+            yield made if isinstance(made, ReadError) else (_unique(made[0], uid, synthetic), made[1])
+
+
+def _zone(start: date | datetime | None, floating: tzinfo) -> tzinfo:
+    """The zone a floating RECURRENCE-ID is in: its series' zone (RFC 5545 gives it the same
+    form as the DTSTART), else the calendar's."""
+    return start.tzinfo if isinstance(start, datetime) and start.tzinfo is not None else floating
 
 
 def _unique(doc: Document, uid: str, seen: dict[str, int]) -> Document:
@@ -253,29 +309,43 @@ def _entry(item, uid: str, calendar: str, floating: tzinfo, uri: str, key: str, 
     return doc, stamp.timestamp() if stamp else 0.0
 
 
-def _event(ev, uid: str, calendar: str, floating: tzinfo, changed: dict[str, str], uri: str, key: str, source: str):
-    start, tz_name = property_time(ev, "DTSTART", floating)
-    all_day = not isinstance(start, datetime)
-    end = end_of(ev, start, floating)
+def _event(
+    ev,
+    uid: str,
+    calendar: str,
+    floating: tzinfo,
+    changed: dict[str, str],
+    series: date | datetime | None,
+    uri: str,
+    key: str,
+    source: str,
+):
+    """One VEVENT as a record. ``series``: the start of the series a RECURRENCE-ID override
+    belongs to (its key is computed as the series' occurrences are, see ``occurrence_key``)."""
     summary = " ".join(as_str(ev.get("SUMMARY")).split()) or "(no title)"
-    meta: dict[str, Any] = {
-        "uid": uid,
-        "calendar": calendar,
-        "start": start.isoformat(),
-        "all_day": all_day,
-        "end": end.isoformat(),
-        "timezone": tz_name,
-        "recurring": "RRULE" in ev or "RDATE" in ev,
-        "file": key,
-    }
-    lines = [summary, f"When: {span_text(start, end, tz_name)}"]
+    meta: dict[str, Any] = {"uid": uid, "calendar": calendar}
+    start: date | datetime | None = None
+    if "DTSTART" in ev or broken(ev, "DTSTART"):
+        start, tz_name = property_time(ev, "DTSTART", floating)
+        end = end_of(ev, start, floating)
+        meta |= {"start": start.isoformat(), "all_day": not isinstance(start, datetime), "end": end.isoformat()}
+        meta["timezone"] = tz_name
+        if UNKNOWN_ZONE in tz_name:
+            meta["timezone_unknown"] = as_list(ev["DTSTART"])[0].params.get("TZID")
+        lines = [summary, f"When: {span_text(start, end, tz_name)}"]
+    else:  # an iTIP message (METHOD:REPLY, CANCEL…) may leave DTSTART out: still who and what
+        lines = [summary, "When: no start time given"]
+    meta |= {"recurring": "RRULE" in ev or "RDATE" in ev, "file": key}
     rid = None
     if "RECURRENCE-ID" in ev:
-        rid, _ = property_time(ev, "RECURRENCE-ID", floating)
-        meta["recurrence_id"] = occurrence_key(rid)
+        rid, _ = property_time(ev, "RECURRENCE-ID", _zone(series, floating))
+        meta["recurrence_id"] = occurrence_key(rid, series)
         lines.append(f"Changed occurrence of a repeating event (originally {show(rid)})")
-    rules = as_list(ev.get("RRULE"))
-    if rules:
+    rules = [r for r in as_list(ev.get("RRULE")) if not isinstance(r, vBroken)]
+    if broken(ev, "RRULE"):
+        meta["rrule_unreadable"] = True
+        lines.append("Repeats: by a rule that cannot be read")
+    if rules and start is not None:
         meta["rrule"] = " | ".join(r.to_ical().decode() for r in rules)
         meta["recurrence"] = "; ".join(describe(r, start) for r in rules)
         lines.append(f"Repeats: {meta['recurrence']}")
@@ -308,10 +378,10 @@ def _event(ev, uid: str, calendar: str, floating: tzinfo, changed: dict[str, str
         description = html_text(description)[1].strip()
     text = "\n".join(lines) + "\n" + (f"\n{description}\n" if description else "")
 
-    created_at = as_utc(start)
+    created_at = as_utc(start) if start is not None else None
     updated_at = stamp_of(ev, "LAST-MODIFIED") or stamp_of(ev, "CREATED")
     stamp = stamp_of(ev, "LAST-MODIFIED") or stamp_of(ev, "DTSTAMP")
-    identity = (calendar, start.isoformat(), summary, meta.get("location", ""), description)
+    identity = (calendar, meta.get("start", ""), summary, meta.get("location", ""), description)
     native_id = uid or f"no-uid:{stable_hash(*identity, length=16)}"
     if rid is not None:
         native_id += f"/{meta['recurrence_id']}"

@@ -125,8 +125,8 @@ def occurrences(ev, rules, start: date | datetime, floating: tzinfo, changed: di
                     add(dt.replace(tzinfo=None) if all_day else dt.astimezone(first.tzinfo))
         bounded = all(r.get("COUNT") or r.get("UNTIL") for r in rules)
         found = list(islice(rs, MAX_COUNTED + 1 if bounded else MAX_LISTED))
-    except (ValueError, TypeError, OverflowError):
-        return []  # a rule dateutil cannot expand is still described above
+    except Exception:  # noqa: BLE001 — a rule dateutil cannot expand is still described above
+        return []
     shown = []
     for dt in found[:MAX_LISTED]:
         when = dt.date() if all_day else dt
