@@ -10,11 +10,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+from ragbag.connectors._isolate import each_file
 from ragbag.connectors._walk import Entry, walk
 from ragbag.core.errors import RagbagError
 from ragbag.core.private import temporary_prefix
 from ragbag.core.records import Cursor, Document, ReadError, Seen
-from ragbag.text.unreadable import Unreadable, one_line
+from ragbag.text.unreadable import Unreadable
 
 # read_db(conn, file, source, previous_state, state_out, key) yields the records of one database
 DatabaseReader = Callable[..., Iterator["Document | ReadError | Seen"]]
@@ -111,8 +112,10 @@ def read_databases(
     read by ``read_db`` through a :func:`snapshot`, with one cursor entry per file. Under a
     folder, links leaving it are followed only with ``follow_outside`` (see :mod:`connectors._walk`).
 
-    A database that cannot be read is a ``ReadError``; when none can, the build fails with a
-    one-line reason instead of wiping the stored index as if everything had been deleted.
+    A database that cannot be read, whatever the exception (:func:`connectors._isolate.each_file`),
+    is a ``ReadError``. When none can and an earlier build of the source left a cursor, the build
+    fails with a one-line reason instead of wiping the stored index as if everything had been
+    deleted; a first read (``cursor`` None) has nothing stored to lose and reports the errors.
     """
     errors: list[ReadError] = []
     if path is None:
@@ -134,19 +137,34 @@ def read_databases(
     readable = 0
     for file in files:
         key = str(file.absolute())
-        try:
+        done: list[bool] = []
+
+        def one(file: Path = file, key: str = key, done: list[bool] = done) -> Iterator:
             with snapshot(file) as conn:
                 yield from read_db(conn, file, source, previous.get(key), state, key)
+            done.append(True)
+
+        # The isolation boundary: whatever one database holds fails that database alone; what
+        # it yielded before failing is kept (and, with no cursor entry, it is read again next time).
+        last: ReadError | None = None
+        for item in each_file(key, one):
+            if last is not None:
+                yield last
+            last = None
+            if isinstance(item, ReadError) and item.uri == key:
+                last = item  # the file's failure, if it is the last item
+            else:
+                yield item
+        if done:
             readable += 1
-        except Unreadable as exc:
-            errors.append(ReadError(key, str(exc)))
-        except sqlite3.Error as exc:
-            errors.append(ReadError(key, f"damaged database: {one_line(exc)}"))
-        except PermissionError:
-            errors.append(ReadError(key, "permission denied" + (f" ({denied_hint})" if denied_hint else "")))
-        except OSError as exc:
-            errors.append(ReadError(key, f"unreadable: {exc.strerror or exc}"))
-    if not readable and errors:
+            if last is not None:
+                yield last
+        elif last is not None:
+            denied = last.error.startswith("PermissionError") and denied_hint
+            errors.append(ReadError(key, last.error + (f" ({denied_hint})" if denied else "")))
+    if not readable and errors and cursor is not None:
+        # Pages indexed by an earlier build would be deleted as if cleared: fail instead. A first
+        # read (no cursor) has nothing to lose, so its errors are reported like any other.
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise RagbagError(f"{errors[0].uri}: {errors[0].error}{more}")
     yield from errors

@@ -1,11 +1,14 @@
 """Browser history: one document per visited page per browser profile.
 
 Formats: Chromium-family ``History`` databases (Chrome, Chromium, Brave, Edge, Vivaldi, Opera:
-tables ``urls`` + ``visits``, times in µs since 1601-01-01 UTC) and Firefox-family
-``places.sqlite`` (``moz_places`` + ``moz_historyvisits``, times in µs since 1970-01-01 UTC).
+tables ``urls`` + ``visits``, times in µs since 1601-01-01 UTC), Firefox-family
+``places.sqlite`` (``moz_places`` + ``moz_historyvisits``, times in µs since 1970-01-01 UTC) and
+Safari's ``History.db`` (``history_items`` + ``history_visits``, times in seconds since
+2001-01-01 UTC, titles kept per visit: a page's title is that of its latest visit with one).
 A path may be one database file (recognised by its tables, whatever its name) or a folder, in
-which every file named ``History`` or ``places.sqlite`` is read (cache folders pruned); no path
-means the browsers' default profile folders on Linux (incl. snap/flatpak) and macOS.
+which every file named ``History``, ``places.sqlite`` or ``History.db`` is read (cache folders
+pruned); no path means the browsers' default profile folders on Linux (incl. snap/flatpak) and
+macOS, and Safari's ``~/Library/Safari/History.db`` (and Safari Technology Preview's).
 
 A document is a page (URL) of one profile: native id ``browser/profile/url``; text = title, URL
 (percent-escapes decoded), domain and the visit facts (count, first and last visit date), plus
@@ -14,7 +17,7 @@ Firefox's page description when it kept one; the page content itself is not in t
 (host without ``www.``), ``title``, ``visit_count``, ``first_visit``, ``last_visit`` (ISO UTC
 strings), ``browser``, ``profile`` (the profile folder's name). The browser is told by the path
 (``google-chrome``, ``BraveSoftware``, ``Microsoft Edge``, ``.mozilla``...), else by the schema
-(``chromium`` / ``firefox``).
+(``chromium`` / ``firefox`` / ``safari``).
 
 Traps handled:
 - browsers keep these databases open, Chrome with an exclusive lock, Firefox in WAL mode:
@@ -24,13 +27,18 @@ Traps handled:
 - noise is left out: every scheme but ``http``/``https`` (``chrome://``, ``edge://``,
   ``about:``, ``file:``, ``data:``, ``blob:``, ``javascript:``, ``view-source:``, extension
   pages, Firefox ``place:`` queries), rows the browser hides itself (``hidden = 1``: subframes,
-  redirect sources, embeds) and places never visited (Firefox bookmarks-only rows);
-- a garbage file (or a SQLite file of another app) is a ReadError for it; in a damaged
+  redirect sources, embeds), Safari pages whose every visit is synthesized or a redirect source
+  (the same rule: Safari has no hidden column) and places never visited (Firefox
+  bookmarks-only rows);
+- isolation (:mod:`connectors._isolate`): any failure inside one database is a ReadError for
+  that file, any failure making one page a ReadError for that row (``<file>#<id>``), never a
+  list of expected exception types; a garbage file (or a SQLite file of another app, or a
+  history database lacking a column it needs) is a ReadError naming why; in a damaged
   database each damaged stretch of the URL table is one ReadError (``<file>#<first lost id>``)
   and reading resumes at the next readable row (a damaged visits table: pages keep the URL
   table's own count and last visit); an undecodable URL or title is a ReadError for its row;
-  when no history file at all can be read the build fails (RagbagError) rather than dropping
-  the indexed pages.
+  when no history file at all can be read after an earlier build (a cursor exists), the build
+  fails (RagbagError) rather than dropping the indexed pages; a first read reports the errors.
 
 Incremental: the cursor keeps, per history file, the newest visit time, the highest visit id
 and the visit count (one written by another ``VERSION`` of the rendering is ignored). A refresh
@@ -42,7 +50,8 @@ that is gone is simply not vouched for, which is how "clear history" propagates.
 cursor counted (part of the history was cleared, or Chrome expired visits older than 90 days)
 the file is read in full, so counts and first visits stay right. A damaged file keeps no cursor
 (read in full next time). Left out: a title that changes without a new visit (browsers retitle
-on a visit), per-visit documents, downloads, search terms, bookmarks, Safari (``History.db``).
+on a visit), per-visit documents, downloads, search terms, bookmarks, Safari's older
+``History.plist`` (before Safari 8).
 """
 
 from __future__ import annotations
@@ -54,6 +63,7 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
+from ragbag.connectors._isolate import each_record
 from ragbag.connectors._sqlite import read_databases
 from ragbag.connectors._walk import follows_outside
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
@@ -62,7 +72,7 @@ from ragbag.text.unreadable import Unreadable, one_line
 
 NAME = "browser"
 SCHEDULE = "0 * * * *"
-FILE_NAMES = ("History", "places.sqlite")
+FILE_NAMES = ("History", "places.sqlite", "History.db")
 SCHEMES = ("http", "https")
 VERSION = 1  # of the documents' rendering: a cursor of another version reads everything again
 # Profile subfolders that hold thousands of cache files and never a history database.
@@ -99,7 +109,8 @@ _BROWSER_DIRS = {
     "microsoft edge": "edge", "vivaldi": "vivaldi", "opera": "opera",
     "com.operasoftware.opera": "opera", "firefox": "firefox", ".mozilla": "firefox",
     "org.mozilla.firefox": "firefox", "librewolf": "librewolf", ".librewolf": "librewolf",
-    "waterfox": "waterfox",
+    "waterfox": "waterfox", "safari": "safari", "safaritechnologypreview": "safari",
+    "com.apple.safari": "safari",
 }  # fmt: skip
 _FAMILY = {
     "chrome": "chromium",
@@ -111,6 +122,7 @@ _FAMILY = {
     "firefox": "firefox",
     "librewolf": "firefox",
     "waterfox": "firefox",
+    "safari": "safari",
 }
 _LABELS = {
     "chrome": "Chrome",
@@ -122,6 +134,7 @@ _LABELS = {
     "firefox": "Firefox",
     "librewolf": "LibreWolf",
     "waterfox": "Waterfox",
+    "safari": "Safari",
 }
 _CHROMIUM_ROOTS = (
     ".config/google-chrome",
@@ -145,7 +158,13 @@ _FIREFOX_ROOTS = (
     ".var/app/org.mozilla.firefox/.mozilla/firefox",
     "Library/Application Support/Firefox/Profiles",
 )
-_EPOCHS = {"chromium": datetime(1601, 1, 1, tzinfo=UTC), "firefox": datetime(1970, 1, 1, tzinfo=UTC)}
+# Safari's own places: the history is one file per user, not per profile.
+_SAFARI_FILES = ("Library/Safari/History.db", "Library/SafariTechnologyPreview/History.db")
+_EPOCHS = {
+    "chromium": datetime(1601, 1, 1, tzinfo=UTC),
+    "firefox": datetime(1970, 1, 1, tzinfo=UTC),
+    "safari": datetime(2001, 1, 1, tzinfo=UTC),
+}
 
 
 class _Schema(NamedTuple):
@@ -156,16 +175,38 @@ class _Schema(NamedTuple):
     visit_url: str  # the visit's URL id column
     visit_time: str
     last: str  # the URL's last visit time column
+    unit: int = 1  # microseconds per unit of its times
+    title: str = "u.title"  # SQL for the page's title (u: the URL table)
+    shown: str = ""  # SQL condition for a page the browser shows in its history ("": the hidden column)
 
 
 _SCHEMAS = {
     "chromium": _Schema("urls", "visits", "url", "visit_time", "last_visit_time"),
     "firefox": _Schema("moz_places", "moz_historyvisits", "place_id", "visit_date", "last_visit_date"),
+    # Safari keeps titles per visit (the page's is its latest non-empty one) and has no hidden
+    # column: a page shown in its history has a visit that is neither synthesized nor a redirect
+    # source (a visit with a redirect_destination), as Chrome hides redirect sources.
+    "safari": _Schema(
+        "history_items",
+        "history_visits",
+        "history_item",
+        "visit_time",
+        "",
+        unit=1_000_000,
+        title=(
+            "(SELECT v.title FROM history_visits v WHERE v.history_item = u.id AND COALESCE(v.title, '') != ''"
+            " ORDER BY v.visit_time DESC LIMIT 1)"
+        ),
+        shown=(
+            "EXISTS (SELECT 1 FROM history_visits v WHERE v.history_item = u.id AND v.synthesized = 0"
+            " AND v.redirect_destination IS NULL) AND "
+        ),
+    ),
 }
 
 
 def discover() -> tuple[list[Path], list[str]]:
-    """Every profile's history database in the default places (``$HOME`` honoured)."""
+    """Every profile's history database in the default places (``$HOME`` honoured), and Safari's."""
     home = Path.home()
     found, looked = [], []
     for roots, name in ((_CHROMIUM_ROOTS, "History"), (_FIREFOX_ROOTS, "places.sqlite")):
@@ -174,6 +215,10 @@ def discover() -> tuple[list[Path], list[str]]:
             looked.append(str(root / "*" / name))
             if root.is_dir():
                 found += sorted(p for p in root.glob(f"*/{name}") if p.is_file())
+    for rel in _SAFARI_FILES:
+        looked.append(str(home / rel))
+        if (home / rel).is_file():
+            found.append(home / rel)
     return found, looked
 
 
@@ -204,8 +249,19 @@ def _kind(conn: sqlite3.Connection) -> str:
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     for kind, schema in _SCHEMAS.items():
         if {schema.urls, schema.visits} <= tables:
+            lacking = [
+                f"{table}.{col}"
+                for table, cols in (
+                    (schema.urls, ("id", "url")),
+                    (schema.visits, ("id", schema.visit_url, schema.visit_time)),
+                )
+                for col in cols
+                if col not in {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+            ]
+            if lacking:
+                raise Unreadable(f"{_LABELS.get(kind, kind)} history database without {', '.join(lacking)}")
             return kind
-    raise Unreadable("not a browser history database (no urls/visits or moz_places tables)")
+    raise Unreadable("not a browser history database (no urls/visits, moz_places or history_items tables)")
 
 
 def browser_for(path: Path, kind: str) -> str:
@@ -261,13 +317,14 @@ def _read_history(
     # the visits table: the last visit is derived from it.
     last = (
         f"u.{s.last}"
-        if s.last in columns
+        if s.last and s.last in columns
         else (f"(SELECT MAX(v.{s.visit_time}) FROM {s.visits} v WHERE v.{s.visit_url} = u.id)")
     )
-    shown = "u.hidden = 0 AND " if "hidden" in columns else ""
+    shown = s.shown or ("u.hidden = 0 AND " if "hidden" in columns else "")
     count = "u.visit_count" if "visit_count" in columns else "NULL"
+    title = s.title if s.title != "u.title" or "title" in columns else "NULL"
     sql = (
-        f"SELECT u.id, u.url, u.title, {count}, {last}, {desc} FROM {s.urls} u"
+        f"SELECT u.id, u.url, {title}, {count}, {last}, {desc} FROM {s.urls} u"
         f" WHERE {shown}COALESCE({last}, 0) > 0 AND u.id > ? ORDER BY u.id"
     )
     for row in _scan(conn, sql, key):
@@ -275,7 +332,8 @@ def _read_history(
             damaged = True
             yield row
         elif since is None or row[0] in stats:
-            item = _page(row, stats.get(row[0]), key, source, kind, browser, profile)
+            # The isolation boundary: whatever one row holds fails that row alone.
+            item = each_record(f"{key}#{row[0]}", _page, row, stats.get(row[0]), key, source, kind, browser, profile)
             if item is not None:
                 yield item
         elif (url := _text(row[1])) and _wanted(url) and _text(row[2]) is not None:
@@ -325,9 +383,9 @@ def _page(
         return None
     if title is None or desc is None:
         return ReadError(f"{file}#{uid}", f"undecodable {'title' if title is None else 'description'} of {url}")
-    epoch = _EPOCHS[kind]
-    last_at = _time(max(last or 0, last_v or 0), epoch)
-    first_at = _time(first_v, epoch) or last_at
+    epoch, unit = _EPOCHS[kind], _SCHEMAS[kind].unit
+    last_at = _time(max(last or 0, last_v or 0), epoch, unit)
+    first_at = _time(first_v, epoch, unit) or last_at
     if last_at is None:
         return None
     title, desc = " ".join(title.split()), desc.strip()
@@ -389,10 +447,11 @@ def _domain(url: str) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
-def _time(value, epoch: datetime) -> datetime | None:
-    if not value or value <= 0:
+def _time(value, epoch: datetime, unit: int = 1) -> datetime | None:
+    """``value`` units (``unit`` µs each) after ``epoch``; None for no time or one out of range."""
+    if not isinstance(value, (int, float)) or value != value or value <= 0:
         return None
     try:
-        return epoch + timedelta(microseconds=int(value))
-    except OverflowError:
+        return epoch + timedelta(microseconds=int(value * unit))
+    except (OverflowError, ValueError):
         return None

@@ -31,10 +31,14 @@ Traps handled:
 - Messages keeps chat.db open in WAL mode: it is read through :func:`connectors._sqlite.snapshot`
   (a private copy of the database and its ``-wal`` when one exists, else an immutable read-only
   open), never written; without Full Disk Access macOS refuses the read, which is reported so;
-- a file that is not SQLite, or SQLite without the Messages tables, is a ReadError for it; in a
-  damaged database each message whose row cannot be read is a ReadError (``<file>#<ROWID>``)
-  and every other message is still read; when no database at all can be read the build fails
-  (RagbagError) rather than dropping the indexed windows.
+- isolation (:mod:`connectors._isolate`): any failure inside one database is a ReadError for
+  that file, any failure decoding one message a ReadError for it (``<file>#<ROWID>``) and any
+  failure making one window a ReadError for the window, never a list of expected exception
+  types; a file that is not SQLite, or SQLite without the Messages tables, is a ReadError for
+  it; in a damaged database each message whose row cannot be read is a ReadError
+  (``<file>#<ROWID>``) and every other message is still read; when no database at all can be
+  read after an earlier build (a cursor exists) the build fails (RagbagError) rather than
+  dropping the indexed windows; a first read reports the errors.
 
 Incremental: every refresh scans only the message metadata (ROWID, guid, date, edit/retract
 dates, column lengths: no text fetched, no blob decoded) and cuts every chat into its windows;
@@ -60,6 +64,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from pathlib import Path
 
+from ragbag.connectors._isolate import each_record
 from ragbag.connectors._sqlite import read_databases
 from ragbag.connectors._walk import follows_outside
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
@@ -187,14 +192,15 @@ def _overrun_text(blob: bytes, pos: int, length: int) -> str:
 
 
 def apple_time(value) -> datetime | None:
-    """A Messages date: ns since 2001-01-01 UTC (s in databases before macOS 10.13)."""
-    if not value or value <= 0:
+    """A Messages date: ns since 2001-01-01 UTC (s in databases before macOS 10.13); None for
+    no date, or one that is not a number or out of range."""
+    if not isinstance(value, (int, float)) or value != value or value <= 0:
         return None
     try:
         if value >= _NS_THRESHOLD:
             return APPLE_EPOCH + timedelta(microseconds=value // 1000)
         return APPLE_EPOCH + timedelta(seconds=value)
-    except OverflowError:
+    except (OverflowError, ValueError):
         return None
 
 
@@ -277,7 +283,12 @@ def _read_db(
         damaged = damaged or bool(lost)
         yield from lost
         for w in batch:
-            yield from _window_document(w, bodies, handles, uri, source)
+            # The isolation boundary: whatever one window holds fails that window alone.
+            items = each_record(f"{uri}#{w.native_id}", _window_items, w, bodies, handles, uri, source)
+            if isinstance(items, ReadError):
+                yield items
+            else:
+                yield from items
         batch = []
     if not damaged:  # a damaged file is read in full again next time
         state[key] = {"version": VERSION, "max_rowid": max_rowid, "windows": sorted(fingerprints)}
@@ -371,6 +382,10 @@ def _windows(conn: sqlite3.Connection, chats: dict[int, _Chat], uri: str, errors
             yield _Window(chat, current)
 
 
+def _window_items(*args) -> list[Document | ReadError]:
+    return list(_window_document(*args))
+
+
 def _window_document(
     window: _Window, bodies: dict[int, tuple], handles: dict[int, str], uri: str, source: str
 ) -> Iterator[Document | ReadError]:
@@ -382,10 +397,9 @@ def _window_document(
         if row is None:  # unreadable, reported
             continue
         _, raw_text, blob, from_me, handle_id, date = row
-        try:
-            body = _body(raw_text, blob)
-        except Unreadable as exc:
-            yield ReadError(f"{uri}#{rowid}", f"{exc} (chat {chat.label})")
+        body = each_record(f"{uri}#{rowid}", _body, raw_text, blob)  # one message fails alone
+        if isinstance(body, ReadError):
+            yield ReadError(body.uri, f"{body.error} (chat {chat.label})")
             continue
         when = apple_time(date)
         if not body or when is None:

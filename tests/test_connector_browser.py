@@ -397,8 +397,12 @@ def test_bad_input_is_reported_and_good_files_still_read(tmp_path):
     assert all("\n" not in e.error for e in errors)
     assert list(cursor["files"]) == [str(good.path.absolute())]  # a damaged file keeps no cursor
 
-    with pytest.raises(RagbagError, match="not a SQLite database"):  # nothing readable at all
-        run(garbage)
+    # Nothing readable at all: a first read reports it (nothing stored to lose); after a build,
+    # the build fails rather than delete what that build indexed.
+    docs, _, errors, _ = run(garbage)
+    assert not docs and [e.error for e in errors] == ["not a SQLite database"]
+    with pytest.raises(RagbagError, match="not a SQLite database"):
+        run(garbage, {"files": {}})
     (tmp_path / "empty").mkdir()
     with pytest.raises(RagbagError, match="no browser history"):
         run(tmp_path / "empty")

@@ -400,8 +400,12 @@ def test_bad_input_is_reported_and_good_databases_still_read(tmp_path):
     assert reasons["other"].startswith("not a Messages chat.db")
     assert "not a typedstream" in reasons["mac"]
     assert list(cursor["files"]) == [str((tmp_path / "mac" / "chat.db").absolute())]
+    # Nothing readable at all: a first read reports it (nothing stored to lose); after a build,
+    # the build fails rather than delete what that build indexed.
+    docs, _, errors, _ = run(garbage)
+    assert not docs and [e.error for e in errors] == ["not a SQLite database"]
     with pytest.raises(RagbagError, match="not a SQLite database"):
-        run(garbage)
+        run(garbage, {"files": {}})
 
 
 def test_damaged_blob_pages_lose_only_their_message(tmp_path):
