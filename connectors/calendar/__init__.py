@@ -162,20 +162,24 @@ def _salvaged(text: str, uri: str) -> tuple[list, list[ReadError]]:
     raises while icalendar caches the zone): then each component of each VCALENDAR is parsed on
     its own, the ones that fail are reported (a VTIMEZONE's TZID is then resolved from the IANA
     and Windows tables, like a TZID without one), and the rest parsed together."""
-    lines = text.splitlines(keepends=True)
     kept: list[str] = []
     errors: list[ReadError] = []
     block: list[str] = []
-    depth = 0
-    for line in lines:
+    depth = base = 0
+    for line in text.splitlines(keepends=True):
         head = line.rstrip("\r\n").upper()
-        if depth == 0 or (depth == 1 and not block and not head.startswith("BEGIN:")):
+        if not block:
+            if head == "BEGIN:VCALENDAR" and depth == 0 or head == "END:VCALENDAR" and depth == 1:
+                depth = 1 - depth
+            elif head.startswith("BEGIN:"):  # a component: of a VCALENDAR, or one standing alone
+                block, base = [line], depth
+                depth += 1
+                continue
             kept.append(line)  # VCALENDAR's own lines and properties
-            depth += head.startswith("BEGIN:") - head.startswith("END:")
             continue
         block.append(line)
         depth += head.startswith("BEGIN:") - head.startswith("END:")
-        if depth == 1:  # a component of the calendar is complete
+        if depth == base:  # the component is complete
             part = "".join(block)
             try:
                 _parse(f"BEGIN:VCALENDAR\r\n{part}END:VCALENDAR\r\n")
@@ -333,6 +337,8 @@ def _event(
         if UNKNOWN_ZONE in tz_name:
             meta["timezone_unknown"] = as_list(ev["DTSTART"])[0].params.get("TZID")
         lines = [summary, f"When: {span_text(start, end, tz_name)}"]
+    elif all(prop in ("UID", "DTSTAMP", "SEQUENCE") for prop in ev):
+        raise Unreadable("no DTSTART, and nothing else to index")
     else:  # an iTIP message (METHOD:REPLY, CANCEL…) may leave DTSTART out: still who and what
         lines = [summary, "When: no start time given"]
     meta |= {"recurring": "RRULE" in ev or "RDATE" in ev, "file": key}
