@@ -1,9 +1,15 @@
 """Mail's charsets: the labels messages declare, mapped to the codecs that read what senders
-really wrote, with fallbacks instead of failures."""
+really wrote, with fallbacks instead of failures; bytes that declare no charset go to the
+shared detector (:func:`ragbag.text.decode.decode`), told which charsets the rest of the
+message declares."""
 
 from __future__ import annotations
 
 import codecs
+from collections.abc import Iterable
+
+from ragbag.text.decode import decode
+from ragbag.text.unreadable import Unreadable
 
 _CHARSET_ALIASES = {
     "gb2312": "gb18030",
@@ -32,27 +38,39 @@ _CHARSET_ALIASES = {
 }
 
 
-def decode_bytes(data: bytes, charset: str | None) -> str:
+def decode_bytes(data: bytes, charset: str | None, hints: Iterable[str] = ()) -> str:
     """Text from bytes in a declared charset, falling back instead of failing: a Latin-1/ASCII
     label is tried as UTF-8 first (mislabelled UTF-8 is common), any other label before UTF-8;
-    unlabelled bytes try UTF-8, GB18030, cp1252; the last resort is Latin-1 with replacement."""
-    declared = ""
-    if charset:
-        name = charset.strip().strip('"').lower()
-        name = _CHARSET_ALIASES.get(name, name)
-        try:
-            declared = codecs.lookup(name).name
-        except LookupError:
-            declared = ""
-    if not declared:
-        order = ["utf-8", "gb18030", "cp1252"]
-    elif declared == "cp1252":
+    unlabelled bytes (or an unknown label) are UTF-8 or else the detector's reading, ``hints``
+    (the charsets declared elsewhere in the message) breaking its ties; the last resort is the
+    declared charset (else cp1252) with replacement."""
+    declared = codec(charset)
+    if declared == "cp1252":
         order = ["utf-8", "cp1252"]
-    else:
+    elif declared:
         order = [declared, "utf-8"]
+    else:
+        order = []
     for enc in order:
         try:
             return data.decode(enc)
         except (UnicodeDecodeError, LookupError):
             continue
-    return data.decode(declared or "latin-1", errors="replace")
+    if not declared:
+        try:
+            return decode(data, [c for c in map(codec, hints) if c])[0]
+        except Unreadable:
+            pass
+    return data.decode(declared or "cp1252", errors="replace")
+
+
+def codec(charset: str | None) -> str:
+    """The codec that reads what a charset label's senders write ('' for none or unknown)."""
+    if not charset:
+        return ""
+    name = charset.strip().strip('"').lower()
+    name = _CHARSET_ALIASES.get(name, name)
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import email.header
 import email.utils
 import re
+from collections.abc import Iterable
 from datetime import datetime
 from email.message import EmailMessage
 
@@ -22,19 +23,29 @@ _FORWARD = re.compile(r"^\s*(fw|fwd|wg|tr|enc|转发|轉寄|转寄)\s*[:：]", r
 _MSGID = re.compile(r"<([^<>\s]+)>")
 
 
-def header_values(msg: EmailMessage) -> dict[str, list[str]]:
-    """Lower-cased header names → decoded values, our own charset fallback (not the policy's)."""
+def header_values(msg: EmailMessage, hints: Iterable[str] = ()) -> dict[str, list[str]]:
+    """Lower-cased header names → decoded values, our own charset fallback (not the policy's);
+    ``hints``: the charsets the message declares, for raw 8-bit values."""
     out: dict[str, list[str]] = {}
     for name, raw in msg.raw_items():
         value = raw if isinstance(raw, str) else str(raw)
-        out.setdefault(name.lower(), []).append(decode_header(value))
+        out.setdefault(name.lower(), []).append(decode_header(value, hints))
     return out
 
 
-def decode_header(raw: str) -> str:
+def unescape(raw: str, hints: Iterable[str] = ()) -> str:
+    """A header value whose raw 8-bit bytes (which the parser keeps as lone surrogates) are
+    decoded: UTF-8, else the charset detector, ``hints`` (the message's declared charsets)
+    breaking its ties. Without this a ``To: danglüe@…`` sent as raw UTF-8 reached the store as
+    surrogates, which it cannot hold."""
+    if not any("\udc80" <= ch <= "\udcff" for ch in raw):
+        return raw
+    return decode_bytes(raw.encode("utf-8", "surrogateescape"), None, hints)
+
+
+def decode_header(raw: str, hints: Iterable[str] = ()) -> str:
     """An RFC 2047 (or raw 8-bit) header value as text, whatever its charsets."""
-    if any("\udc80" <= ch <= "\udcff" for ch in raw):  # raw 8-bit bytes kept by surrogateescape
-        raw = decode_bytes(raw.encode("ascii", "surrogateescape"), None)
+    raw = unescape(raw, hints)
     raw = re.sub(r"\r?\n[ \t]+", " ", raw)
     if "=?" not in raw:
         return raw.strip()
@@ -53,20 +64,22 @@ def decode_header(raw: str) -> str:
 _QUOTE_ADDRESS_NAME = re.compile(r'(^|,)\s*([^\s,<>"]+@[^\s,<>"]+)\s*<')
 
 
-def addresses(msg: EmailMessage, field: str) -> list[tuple[str, str]]:
+def addresses(msg: EmailMessage, field: str, hints: Iterable[str] = ()) -> list[tuple[str, str]]:
     """(display name, lower-cased address) pairs of an address header, each address once.
 
     Split before decoding: an RFC 2047 display name may hold a comma
     (``=?iso-8859-1?Q?Last=DFName=2C_First?= <a@x>``), which decoded first would split the
     name into a false address. A name that only repeats its address is dropped."""
     raws = [
-        _QUOTE_ADDRESS_NAME.sub(r'\1"\2" <', re.sub(r"\r?\n[ \t]+", " ", v if isinstance(v, str) else str(v)))
+        _QUOTE_ADDRESS_NAME.sub(
+            r'\1"\2" <', re.sub(r"\r?\n[ \t]+", " ", unescape(v if isinstance(v, str) else str(v), hints))
+        )
         for k, v in msg.raw_items()
         if k.lower() == field
     ]
     out, seen = [], set()
     for name, addr in email.utils.getaddresses(raws):
-        name, addr = " ".join(decode_header(name).split()).strip("'\" "), addr.strip().lower()
+        name, addr = " ".join(decode_header(name, hints).split()).strip("'\" "), addr.strip().lower()
         if name.lower().strip("<>") == addr:
             name = ""
         key = addr or name.lower()

@@ -128,7 +128,10 @@ def _addresses(msg, name: str) -> list[str]:
     out: list[str] = []
     for value in msg.get_all(name, []) if _get(msg, name) is not None else []:
         for addr in getattr(value, "addresses", ()):
-            spec = addr.addr_spec.lower() if addr.username else ""
+            # Raw 8-bit bytes stay lone surrogates in the standard library's reading: read as
+            # UTF-8 (else U+FFFD) so that they compare with text at all.
+            spec = addr.addr_spec.encode("utf-8", "surrogateescape").decode("utf-8", "replace").lower()
+            spec = spec if addr.username else ""
             if spec and spec not in out:
                 out.append(spec)
     return out
@@ -152,7 +155,7 @@ def _stretch(msg: EmailMessage) -> str:
         if line in ("--", "-- "):
             break  # the signature: ragbag trims it by design
         line = _squash(line)
-        if line.startswith(">") or re.search(r"(wrote|schrieb|a écrit):$", line):
+        if line.startswith(">") or re.search(r"(wrote|schrieb|a écrit)\s?:$", line):
             continue  # a quoted earlier message: ragbag trims it by design
         if len(line) >= _MIN_STRETCH:
             lines.append(line)
