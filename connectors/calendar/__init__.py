@@ -12,9 +12,14 @@ Traps handled:
 - Time zones: ``TZID`` parameters resolve to IANA zones, including Windows names
   ("W. Europe Standard Time" → Europe/Berlin, CLDR's table shipped with icalendar) and
   vendor-prefixed ids (``/mozilla.org/…/Europe/Paris``); a TZID known only from the file's own
-  ``VTIMEZONE`` uses that definition. Floating times (no zone) are taken in the calendar's
-  ``X-WR-TIMEZONE``, else UTC.
+  ``VTIMEZONE`` uses that definition; an Exchange/Outlook display name without one
+  (``(UTC-05:00) Eastern Time (US & Canada)``, ``Amsterdam, Belgrade, Berlin, …``) is matched
+  to the Windows zone it names or to the IANA zones of its cities, checked against its offset
+  (``times.display_zone``). A TZID nothing resolves is read in the calendar's zone and says so
+  (``timezone``: "… (unknown zone, read as UTC)", ``timezone_unknown``): never silently UTC.
+  Floating times (no zone) are taken in the calendar's ``X-WR-TIMEZONE``, else UTC.
 - All-day events (``VALUE=DATE``; ``DTEND`` is exclusive, so a one-day event ends the same day).
+  The end is ``DTEND``, else (absent, broken or before the start) ``DTSTART + DURATION``.
 - ``RRULE``: described in words ("weekly on Monday until 2025-06-30", "every 2 weeks on Tuesday
   and Thursday, 10 times"), ``EXDATE``/``RDATE`` applied, and at most 5 occurrences listed, from
   the first (so the text does not change as time passes); a bounded rule also gets its total
@@ -22,10 +27,23 @@ Traps handled:
   that can never occur (BYMONTHDAY=30 in February) are not expanded at all.
 - ``RECURRENCE-ID`` overrides (one moved or cancelled occurrence) are documents of their own,
   ``native_id`` = UID + "/" + the occurrence's original start; the series lists them as changed.
+  The original start is keyed as the series' occurrences are: Exchange's local midnight for an
+  all-day series (``RECURRENCE-ID;TZID=…:20260226T000000``) is that date; a floating one of a
+  zoned series is in the series' zone.
 - HTML descriptions (Google) become text.
-- Bad input: an undecodable or non-iCalendar file → ``ReadError`` for the file; a file cut off
-  before ``END:VCALENDAR`` → ``ReadError`` for the file, its complete events still read; an event
-  without a usable ``DTSTART`` → ``ReadError("{file}#{uid}")``.
+- Bad input: each file (and zip member) is read inside ``_isolate.each_file`` and each event or
+  task inside ``_isolate.each_record``: *any* exception is a ``ReadError`` for that file or
+  record, never a failed source. Every component is parsed error-tolerant (a property icalendar
+  cannot parse — a VALARM's ``TRIGGER:PT-2H``, a VTIMEZONE's ``TZOFFSETFROM:+5744``, a broken
+  ``DTSTAMP``, ``DURATION`` or ``RRULE`` — is kept as broken and fails only a record that needs
+  it); when the whole parse still fails (a VTIMEZONE with two TZID lines), each top-level
+  component is parsed alone, the ones that fail are reported (``VTIMEZONE left out: …``) and the
+  rest read. A broken VTIMEZONE of an IANA TZID is never needed: the IANA zone is used. An
+  undecodable or non-iCalendar file → ``ReadError`` for the file; a file cut off before
+  ``END:VCALENDAR`` → ``ReadError`` for the file, its complete events still read; an event with
+  an unparseable ``DTSTART`` → ``ReadError("{file}#{uid}")``; one without ``DTSTART`` (iTIP
+  replies and cancellations may leave it out) is a record without a time, unless it holds
+  nothing else to index.
 
 ``created_at`` is the event's start (the first occurrence for a series; all-day events at 00:00
 UTC), so ``--after/--before`` select events by when they happen, not when they were entered;
