@@ -156,7 +156,7 @@ class _Tolerant(icalendar.ComponentFactory):
     bad ``DUE``) is kept as broken and listed in the component's ``errors`` instead of failing the
     whole file; a record fails only if it uses the broken value (see ``times.broken``)."""
 
-    def add_component_class(self, cls: type) -> None:
+    def add_component_class(self, cls: Any) -> None:
         self[cls.name] = type(cls.__name__, (cls,), {"ignore_exceptions": True})
 
 

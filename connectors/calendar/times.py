@@ -54,7 +54,7 @@ def display_zone(tzid: str) -> tzinfo | None:
     for part in _WORDS.findall(text):
         for name in _candidates(part.strip()):
             zone = ZoneInfo(name)
-            if offset is None or zone.utcoffset(_NOW) - (zone.dst(_NOW) or timedelta()) == offset:
+            if offset is None or (zone.utcoffset(_NOW) or timedelta()) - (zone.dst(_NOW) or timedelta()) == offset:
                 return zone
     if offset is not None and abs(offset) < timedelta(hours=24):
         minutes = int(abs(offset).total_seconds()) // 60
@@ -190,6 +190,6 @@ def show(value: date | datetime) -> str:
 def span_text(start: date | datetime, end: date | datetime, tz_name: str) -> str:
     if not isinstance(start, datetime):
         return f"{show(start)} (all day)" if end == start else f"{show(start)} – {show(end)} (all day)"
-    end = end.astimezone(start.tzinfo)
+    end = end.astimezone(start.tzinfo) if isinstance(end, datetime) else end
     until = "" if end == start else f"–{end:%H:%M}" if end.date() == start.date() else f" – {show(end)}"
     return f"{show(start)}{until}" + (f" ({tz_name})" if tz_name else "")
