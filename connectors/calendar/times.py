@@ -190,6 +190,9 @@ def show(value: date | datetime) -> str:
 def span_text(start: date | datetime, end: date | datetime, tz_name: str) -> str:
     if not isinstance(start, datetime):
         return f"{show(start)} (all day)" if end == start else f"{show(start)} – {show(end)} (all day)"
-    end = end.astimezone(start.tzinfo) if isinstance(end, datetime) else end
+    if isinstance(end, datetime):
+        end = end.astimezone(start.tzinfo)
+    else:  # a date end for a timed start: shown as the start's own time
+        end = start
     until = "" if end == start else f"–{end:%H:%M}" if end.date() == start.date() else f" – {show(end)}"
     return f"{show(start)}{until}" + (f" ({tz_name})" if tz_name else "")
