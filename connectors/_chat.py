@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from ragbag.connectors._exports import Record, export_files, load_json, read_exports, zip_members
+from ragbag.connectors._isolate import each_record
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
 from ragbag.text.chunking import TokenCounter, pack, pack_ranges, prose_spans
-from ragbag.text.unreadable import Unreadable, one_line
+from ragbag.text.unreadable import Unreadable
 
 
 def parse_time(value: Any, naive_tz: timezone | None = UTC) -> datetime | None:
@@ -84,8 +85,9 @@ def read_conversation_exports(
 ) -> Iterator[Document | ReadError | Seen | Cursor]:
     """``read()`` of the AI chat connectors: every ``conversations*.json`` under ``path``, loose
     or in export zips (or ``path`` itself, whatever its name), holds conversations;
-    ``build(conversation, id, uri, key)`` makes one record (None: nothing to index; ValueError:
-    a garbage conversation, reported with its id). A list whose conversations carry the
+    ``build(conversation, id, uri, key)`` makes one record (None: nothing to index; a list:
+    the record and ReadErrors for parts left out). Any exception fails that conversation alone
+    (:func:`connectors._isolate.each_record`), reported with its id. A list whose conversations carry the
     ``foreign`` key is the other vendor's export of the same name: one error says so and which
     connector reads it (never an empty success)."""
 
@@ -117,17 +119,12 @@ def read_conversation_exports(
             return
         for index, conv in enumerate(convs):
             conv_id = str(id_of(conv) or "") if isinstance(conv, dict) else ""
-            try:
-                if not isinstance(conv, dict):
-                    raise ValueError(f"not a conversation object ({type(conv).__name__})")
-                if not conv_id:
-                    raise ValueError("conversation has no id")
-                record = build(conv, conv_id, f"{uri}#{conv_id}", key)
-            except (ValueError, TypeError, AttributeError, KeyError) as exc:
-                yield ReadError(f"{uri}#{conv_id or index}", one_line(exc))
-                continue
-            if record is not None:
-                yield record
+            # The isolation boundary: whatever one conversation holds fails that conversation alone.
+            items = each_record(f"{uri}#{conv_id or index}", _built, build, conv, conv_id, uri, key)
+            if isinstance(items, ReadError):
+                yield items
+            else:
+                yield from items
 
     def parse(file: Path, key: str) -> Iterator:
         if file.suffix.lower() == ".zip":
@@ -147,6 +144,19 @@ def read_conversation_exports(
     files, errors = export_files(Path(path), lambda name: name.lower().endswith(".zip") or wanted(name), follow_outside)
     yield from errors
     yield from read_exports(files, parse, cursor, version)
+
+
+def _built(build: Callable, conv: Any, conv_id: str, uri: str, key: str) -> list:
+    """What ``build`` makes of one conversation, as a list: its record (if any) and the
+    ReadErrors of the parts it had to leave out (a build may return either, or a list)."""
+    if not isinstance(conv, dict):
+        raise Unreadable(f"not a conversation object ({type(conv).__name__})")
+    if not conv_id:
+        raise Unreadable("conversation has no id")
+    made = build(conv, conv_id, f"{uri}#{conv_id}", key)
+    if made is None:
+        return []
+    return list(made) if isinstance(made, list) else [made]
 
 
 def conversation_title(name: Any, turns: Sequence[tuple[str, str]]) -> str:

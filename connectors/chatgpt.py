@@ -22,9 +22,14 @@ Traps handled:
 - Skipped: system messages, tool output (browsing, code results), hidden messages
   (``is_visually_hidden_from_conversation``: custom instructions, memory), reasoning
   (``thoughts``, ``reasoning_recap``, the ``analysis`` channel), assistant messages addressed to
-  a tool other than as code (``recipient: "bio"`` memory writes), empty parts.
-- Bad input: a truncated zip, a broken JSON file, an undecodable file → ``ReadError`` for the
-  file; a conversation without a usable tree → ``ReadError("{file}#{conversation id}")``; every
+  a tool other than as code (``recipient: "bio"`` memory writes; a user's message is always
+  kept, whatever its recipient), empty parts.
+- Bad input, isolated (:mod:`connectors._isolate`, any exception, not a list of types): a
+  truncated zip, a broken JSON file, an undecodable file → ``ReadError`` for the file; a
+  conversation without a usable tree, or that fails in any other way →
+  ``ReadError("{file}#{conversation id}")``; a message that fails →
+  ``ReadError("{file}#{conversation id}/{node id}")`` and the rest of its conversation is kept;
+  a tree node on the current path that is not an object ends the walk there (reported). Every
   other conversation is still read.
 
 Text: ``User: …`` / ``Assistant: …`` paragraphs (consecutive messages of one role are one turn).
@@ -59,9 +64,11 @@ from ragbag.connectors._chat import (
     render_turns,
     turn_spans,
 )
+from ragbag.connectors._isolate import each_record
 from ragbag.connectors._walk import follows_outside
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
 from ragbag.text.chunking import TokenCounter
+from ragbag.text.unreadable import Unreadable
 
 NAME = "chatgpt"
 SCHEDULE = "0 4 * * *"  # exports change when the user exports again: daily is plenty
@@ -98,11 +105,19 @@ def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
 def _conversation(conv: dict, conv_id: str, uri: str, key: str, source: str):
     mapping = conv.get("mapping")
     if not isinstance(mapping, dict) or not mapping:
-        raise ValueError("no message tree (mapping)")
-    turns = [turn for node in _path(mapping, conv.get("current_node")) if (turn := _turn(node))]
+        raise Unreadable("no message tree (mapping)")
+    nodes, lost = _path(mapping, conv.get("current_node"), uri)
+    turns = []
+    for node_id, node in nodes:
+        # The isolation boundary: whatever one message holds fails that message alone.
+        turn = each_record(f"{uri}/{node_id}", _turn, node)
+        if isinstance(turn, ReadError):
+            lost.append(turn)
+        elif turn:
+            turns.append(turn)
     text, roles = render_turns(turns)
     if not text:
-        return None  # an empty conversation (only a system message): nothing to find
+        return lost  # an empty conversation (only a system message): nothing to find
     created = parse_time(conv.get("create_time"))
     updated = parse_time(conv.get("update_time")) or created
     title = conversation_title(conv.get("title"), turns)
@@ -121,31 +136,35 @@ def _conversation(conv: dict, conv_id: str, uri: str, key: str, source: str):
         updated_at=updated,
         metadata=meta,
     )
-    return doc, updated.timestamp() if updated else 0.0
+    return [*lost, (doc, updated.timestamp() if updated else 0.0)]
 
 
-def _path(mapping: dict, current: Any) -> list[dict]:
-    """The nodes from the root to ``current`` (else to the newest leaf)."""
+def _path(mapping: dict, current: Any, uri: str) -> tuple[list[tuple[str, dict]], list[ReadError]]:
+    """(node id, node) from the root to ``current`` (else to the newest leaf), and a ReadError
+    when a node on the way is not an object (the walk ends there: the older part is lost)."""
     if not isinstance(current, str) or current not in mapping:
         leaves = [k for k, n in mapping.items() if isinstance(n, dict) and not n.get("children")]
         if not leaves:
-            raise ValueError("message tree has no leaf")
+            raise Unreadable("message tree has no leaf")
         current = max(leaves, key=lambda k: _msg_time(mapping[k]))
-    out, seen, node_id = [], set(), current
+    out, seen, node_id, lost = [], set(), current, []
     while isinstance(node_id, str) and node_id in mapping and node_id not in seen:
         seen.add(node_id)
         node = mapping[node_id]
         if not isinstance(node, dict):
-            raise ValueError(f"tree node {node_id} is not an object")
-        out.append(node)
+            lost.append(
+                ReadError(f"{uri}/{node_id}", f"tree node {node_id} is not an object: the messages before it are lost")
+            )
+            break
+        out.append((node_id, node))
         node_id = node.get("parent")
-    return out[::-1]
+    return out[::-1], lost
 
 
 def _msg_time(node: Any) -> float:
     msg = node.get("message") if isinstance(node, dict) else None
     t = msg.get("create_time") if isinstance(msg, dict) else None
-    return float(t) if isinstance(t, (int, float)) else 0.0
+    return float(t) if isinstance(t, (int, float)) and t == t else 0.0
 
 
 def _turn(node: dict) -> tuple[str, str] | None:
@@ -165,7 +184,7 @@ def _turn(node: dict) -> tuple[str, str] | None:
     kind = content.get("content_type")
     if kind in _SKIP_TYPES or msg.get("channel") == "analysis":
         return None
-    if msg.get("recipient") not in (None, "all") and kind != "code":
+    if role == "assistant" and msg.get("recipient") not in (None, "all") and kind != "code":
         return None  # a tool call in prose, hidden in the app: a memory write to "bio"
     if kind == "code":
         lang = content.get("language") if content.get("language") not in (None, "unknown") else ""

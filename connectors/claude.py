@@ -21,8 +21,17 @@ Traps handled:
   extraction) are listed by name.
 - Conversations with no messages (Claude keeps many) are skipped; an empty ``name`` gets the
   first question as title.
-- Bad input: a truncated zip, a broken JSON file, an undecodable file → ``ReadError`` for the
-  file; a malformed conversation → ``ReadError("{file}#{uuid}")``; everything else still read.
+- Branches: an edited question or a retried answer makes the export list every branch's
+  messages, each naming its parent (``parent_message_uuid``); the conversation is the current
+  branch, from the current leaf (``current_leaf_message_uuid`` when present, else the leaf with
+  the latest ``created_at``) back through the parents to the root, like ChatGPT's
+  ``current_node`` walk; dead branches are not indexed. Exports without parents are read in
+  list order.
+- Bad input, isolated (:mod:`connectors._isolate`, any exception, not a list of types): a
+  truncated zip, a broken JSON file, an undecodable file → ``ReadError`` for the file; a
+  malformed conversation → ``ReadError("{file}#{uuid}")``; a ``null`` (or other non-object)
+  entry in ``chat_messages``, or a message that fails → ``ReadError("{file}#{uuid}/messages/{n}")``
+  and the rest of the conversation is kept; everything else still read.
 
 Text: ``User: …`` / ``Assistant: …`` paragraphs; chunks hold a question with its answer where they
 fit (``connectors._chat.turn_spans``); chunk metadata ``roles``, ``turn_start``, ``turn_end``.
@@ -54,9 +63,11 @@ from ragbag.connectors._chat import (
     render_turns,
     turn_spans,
 )
+from ragbag.connectors._isolate import each_record
 from ragbag.connectors._walk import follows_outside
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
 from ragbag.text.chunking import TokenCounter
+from ragbag.text.unreadable import Unreadable
 
 NAME = "claude"
 SCHEDULE = "0 4 * * *"  # exports change when the user exports again: daily is plenty
@@ -89,23 +100,34 @@ def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
     return turn_spans(doc.text, count, max_tokens)
 
 
-def _conversation(conv: dict, conv_id: str, uri: str, key: str, source: str):
+def _conversation(conv: dict, conv_id: str, uri: str, key: str, source: str) -> list:
+    """The conversation's record, after ReadErrors for the messages it had to leave out."""
     messages = conv.get("chat_messages")
     if not isinstance(messages, list):
-        raise ValueError("chat_messages is not a list")
-    turns, attachments = [], []
+        raise Unreadable("chat_messages is not a list")
+    lost: list[ReadError] = []
+    kept: list[tuple[int, dict]] = []
     for n, msg in enumerate(messages):
-        if not isinstance(msg, dict):
-            raise ValueError(f"message {n} is not an object")
+        if isinstance(msg, dict):
+            kept.append((n, msg))
+        else:  # a null (or other non-object) entry loses that entry alone
+            lost.append(ReadError(f"{uri}/messages/{n}", f"message {n} is not an object ({type(msg).__name__})"))
+    turns, attachments = [], []
+    for n, msg in _current_branch(kept, conv.get("current_leaf_message_uuid")):
         role = _ROLES.get(str(msg.get("sender")))
         if role is None:
             continue
-        text, names = _message(msg)
+        # The isolation boundary: whatever one message holds fails that message alone.
+        made = each_record(f"{uri}/messages/{msg.get('uuid') or n}", _message, msg)
+        if isinstance(made, ReadError):
+            lost.append(made)
+            continue
+        text, names = made
         attachments += names
         turns.append((role, text))
     text, roles = render_turns(turns)
     if not text:
-        return None  # an empty conversation: nothing to find
+        return lost  # an empty conversation: nothing to find
     created = parse_time(conv.get("created_at"))
     updated = parse_time(conv.get("updated_at")) or created
     title = conversation_title(conv.get("name") or conv.get("title"), turns)
@@ -122,7 +144,36 @@ def _conversation(conv: dict, conv_id: str, uri: str, key: str, source: str):
         updated_at=updated,
         metadata=meta,
     )
-    return doc, updated.timestamp() if updated else 0.0
+    return [*lost, (doc, updated.timestamp() if updated else 0.0)]
+
+
+def _current_branch(messages: list[tuple[int, dict]], leaf: Any) -> list[tuple[int, dict]]:
+    """The messages of the conversation as the app shows it. Exports of branched conversations
+    (an edited question, a retried answer) list every branch's messages, each naming its parent
+    (``parent_message_uuid``): the current branch is the path from the current leaf
+    (``current_leaf_message_uuid`` where the export has it, else the leaf with the latest
+    message) back through the parents to the root. Without parents the list is the
+    conversation, in order; a cycle or a parent not in the export ends the walk."""
+    by_id = {str(m["uuid"]): (n, m) for n, m in messages if m.get("uuid")}
+    if not any(isinstance(m.get("parent_message_uuid"), str) for _, m in messages) or not by_id:
+        return messages
+    if not (isinstance(leaf, str) and leaf in by_id):
+        parents = {str(m.get("parent_message_uuid")) for _, m in messages}
+        leaves = [(n, m) for n, m in messages if m.get("uuid") and str(m["uuid"]) not in parents]
+
+        def latest(nm: tuple[int, dict]) -> tuple[float, int]:  # ties: the later in the list
+            when = parse_time(nm[1].get("created_at"))
+            return (when.timestamp() if when else 0.0, nm[0])
+
+        n, m = max(leaves or messages, key=latest)
+        leaf = str(m.get("uuid") or "")
+    path: list[tuple[int, dict]] = []
+    seen: set[str] = set()
+    while leaf in by_id and leaf not in seen:
+        seen.add(leaf)
+        path.append(by_id[leaf])
+        leaf = str(by_id[leaf][1].get("parent_message_uuid") or "")
+    return path[::-1] or messages
 
 
 def _message(msg: dict) -> tuple[str, list[str]]:

@@ -7,7 +7,16 @@ createTime, isSentFromSelf, fromUser, toUser, displayName, …}``, where ``creat
 since 1970 UTC (milliseconds are recognised too). A saved API answer (``{"chatLogs": [...]}``)
 is accepted as well, and so is ``{"messages": [...]}`` with ``isSelf``/``sender`` (and the
 database dumps' ``CreateTime``/``StrContent``/``IsSender``). A folder is searched for ``*.json``
-files; one that is valid JSON but no message list (a contacts dump) is a ``ReadError`` saying so.
+and ``*.csv`` files; one that is valid JSON but no message list (a contacts dump) is a
+``ReadError`` saying so.
+
+**PyWxDump's exports** (``<wxid>_<i>_<j>.json`` or ``.csv``, beside ``users.json``): rows
+``{id, MsgSvrID, type_name, is_sender, talker, room_name, msg, src, extra, CreateTime}`` where
+the chat is ``room_name`` and ``talker`` is the *sender* (a group member's wxid, the contact in a
+direct chat, the owner's wxid or "我" when ``is_sender``); ``CreateTime`` is local time
+``YYYY-MM-DD HH:MM:SS``; ``msg`` is already rendered per ``type_name`` (Chinese type names:
+文本, 图片, 引用回复, …). Senders are named by ``users.json`` (``remark``, else ``nickname``), which
+is read for names and not as a chat. The CSV export (same columns, less ``extra``) reads the same.
 
 Traps handled:
 
@@ -19,9 +28,15 @@ Traps handled:
 - **Dropped**: images (3), voice (34), video (43), stickers (47), contact cards (42), calls (50),
   system lines and recalls (10000, 10002: "撤回了一条消息", "recalled a message"). Exports without
   ``type`` are sniffed by their XML (``<img``, ``<voicemsg``, ``<emoji``, ``<sysmsg`` …).
-- **Bad input**: a file that is not JSON, or not decodable (GBK files from Windows tools are
-  decoded), is a ``ReadError`` for that file; a message without a usable time or content is a
-  ``ReadError("{file}#{localId or index}")``; everything else is still read.
+- **PyWxDump types**: pictures, voice, video, stickers, calls, friend requests, system lines,
+  recalls and pats are dropped; a location keeps its place (``[location] …``), a shared link its
+  title (``[link] …``), a file its name (``[file] …``), a quoted reply its own text; a ``msg``
+  that only repeats its type name (mini programs…) is dropped.
+- **Bad input**, isolated (:mod:`connectors._isolate`, any exception, not a list of types): a
+  file that is not JSON (or a CSV without PyWxDump's columns), or not decodable (GBK files from
+  Windows tools are decoded), is a ``ReadError`` for that file; a message without a usable time
+  or content, or that fails in any other way, is a
+  ``ReadError("{file}#{localId, MsgSvrID or index}")``; everything else is still read.
 
 Windows: a chat's text messages are cut into conversation windows at silences of more than an
 hour and at 200 messages / 20,000 characters (cuts depend only on earlier messages, so new
@@ -50,7 +65,9 @@ job), and ``discover()`` (exports have no default place).
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import re
 from collections.abc import Iterator
 from datetime import UTC, timedelta
@@ -59,9 +76,11 @@ from typing import Any
 
 from ragbag.connectors._chat import ME, Message, parse_time, render_lines, window_spans, windows
 from ragbag.connectors._exports import export_files, load_json, read_exports
+from ragbag.connectors._isolate import each_record
 from ragbag.connectors._walk import follows_outside
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
 from ragbag.text.chunking import TokenCounter
+from ragbag.text.decode import decode
 from ragbag.text.unreadable import Unreadable, one_line
 
 NAME = "wechat"
@@ -70,6 +89,7 @@ WINDOW_GAP = timedelta(hours=1)
 WINDOW_MESSAGES = 200
 WINDOW_CHARS = 20_000
 _VERSION = "wechat-1"
+USERS_FILE = "users.json"  # PyWxDump's contacts beside its chat exports
 
 TEXT, IMAGE, VOICE, CARD, VIDEO, EMOJI, LOCATION, APP, CALL = 1, 3, 34, 42, 43, 47, 48, 49, 50
 SYSTEM = {10000, 10002}
@@ -98,11 +118,17 @@ def read(
 ) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every window of every chat export under ``path`` (a ``.json`` file or a folder).
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
-    files, errors = export_files(Path(path), lambda name: name.lower().endswith(".json"), follows_outside(options))
+    wanted = lambda name: name.lower().endswith((".json", ".csv"))  # noqa: E731
+    files, errors = export_files(Path(path), wanted, follows_outside(options))
     names = {chat_id: name for _, key in files for name, chat_id in [_split_name(key)] if name}
+    contacts = [(file, key) for file, key in files if Path(key).name == USERS_FILE]
+    for file, _ in contacts:  # PyWxDump's users.json: wxid → remark / nickname
+        names.update((k, v) for k, v in _contact_names(file).items() if k not in names)
+    files = [f for f in files if f not in contacts]
     names_hash = stable_hash(*sorted(f"{k}={v}" for k, v in names.items()), length=16)
-    # Group chats show members by the names other files give them: they depend on the name set.
-    depends = lambda key: names_hash if _split_name(key)[1].endswith("@chatroom") else ""  # noqa: E731
+    # Group chats show members by the names other files give them: they depend on the name set
+    # (and with a users.json, every chat does: PyWxDump's files are named by wxid alone).
+    depends = lambda key: names_hash if contacts or _split_name(key)[1].endswith("@chatroom") else ""  # noqa: E731
     yield from errors
     yield from read_exports(files, lambda file, key: _read_file(file, key, source, names), cursor, _VERSION, depends)
 
@@ -122,16 +148,39 @@ def _split_name(key: str) -> tuple[str, str]:
     return (m["name"], m["id"]) if m and m["name"] else ("", stem)
 
 
-def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
-    uri = str(file.absolute())
+def _contact_names(file: Path) -> dict[str, str]:
+    """wxid → the name the user gave (remark), else the contact's nickname, from PyWxDump's
+    ``users.json`` (``{wxid: {wxid, nickname, remark, account, …}}``); {} for anything else."""
     try:
         data = load_json(file.read_bytes())
-    except Unreadable as exc:
-        yield ReadError(uri, str(exc))
-        return
-    except OSError as exc:
-        yield ReadError(uri, f"unreadable: {exc.strerror or exc}")
-        return
+    except Exception:  # noqa: BLE001 — names are a nicety: a bad users.json leaves ids as they are
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    out = {}
+    for wxid, user in data.items():
+        if isinstance(user, dict):
+            name = " ".join(str(user.get("remark") or user.get("nickname") or "").split())
+            if name:
+                out[str(wxid)] = name
+    return out
+
+
+def _load(file: Path) -> Any:
+    """The records of one export file: parsed JSON, or PyWxDump's CSV (a header naming
+    ``room_name``, ``talker`` and ``CreateTime``) as a list of row dicts."""
+    data = file.read_bytes()
+    if file.suffix.lower() != ".csv":
+        return load_json(data)
+    rows = list(csv.DictReader(io.StringIO(decode(data)[0], newline="")))
+    if not rows or not {"room_name", "talker", "CreateTime"} <= rows[0].keys():
+        raise Unreadable("not a WeChat chat export: a CSV without PyWxDump's columns (talker, room_name, CreateTime)")
+    return rows
+
+
+def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
+    uri = str(file.absolute())
+    data = _load(file)  # a failure is this file's alone (connectors._isolate, in read_exports)
     if isinstance(data, dict):
         data = data.get("chatLogs", data.get("messages"))
     if not isinstance(data, list) or not any(isinstance(r, dict) and _TIME_KEYS & r.keys() for r in data[:50]):
@@ -142,8 +191,10 @@ def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
         )
         return
     chat, chat_id = _split_name(key)
+    # The chat: PyWxDump names it room_name (its talker is the sender); WeChatTweak's talker.
+    room = next((r.get("room_name") for r in data if isinstance(r, dict) and r.get("room_name")), None)
     talker = next((r.get("talker") for r in data if isinstance(r, dict) and r.get("talker")), None)
-    chat_id = str(talker or chat_id)
+    chat_id = str(room or talker or chat_id)
     chat = chat or names.get(chat_id) or chat_id
     is_group = chat_id.endswith("@chatroom") or any(
         isinstance(r, dict) and any(str(r.get(k) or "").endswith("@chatroom") for k in ("fromUser", "toUser"))
@@ -151,13 +202,16 @@ def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
     )
     messages: list[Message] = []
     for index, record in enumerate(data):
-        try:
-            msg = _message(record, chat, is_group, names)
-        except ValueError as exc:
-            ident = record.get("localId", index) if isinstance(record, dict) else index
-            yield ReadError(f"{uri}#{ident}", str(exc))
-            continue
-        if msg is not None:
+        ident = (
+            next((record[k] for k in ("localId", "MsgSvrID") if k in record), index)
+            if isinstance(record, dict)
+            else index
+        )
+        # The isolation boundary: whatever one message holds fails that message alone.
+        msg = each_record(f"{uri}#{ident}", _message, record, chat, is_group, names)
+        if isinstance(msg, ReadError):
+            yield msg
+        elif msg is not None:
             messages.append(msg)
     messages.sort(key=lambda m: m.when)  # stable: equal times keep export order
     for window in windows(messages, WINDOW_GAP, WINDOW_MESSAGES, WINDOW_CHARS):
@@ -191,23 +245,29 @@ def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
 def _message(record: Any, chat: str, is_group: bool, names: dict[str, str]) -> Message | None:
     """A text message, None for what is deliberately dropped; ValueError for garbage."""
     if not isinstance(record, dict):
-        raise ValueError(f"not a message object ({type(record).__name__})")
+        raise Unreadable(f"not a message object ({type(record).__name__})")
     raw_time = next((record[k] for k in ("createTime", "CreateTime", "create_time") if k in record), None)
     when = parse_time(raw_time, naive_tz=None)
     if when is None:
-        raise ValueError(f"no usable createTime ({one_line(repr(raw_time))})")
+        raise Unreadable(f"no usable createTime ({one_line(repr(raw_time))})")
     content = next((record[k] for k in ("content", "message", "msg", "StrContent") if k in record), None)
+    if "room_name" in record and "type_name" in record:  # PyWxDump: rendered text, its own type names
+        content = _pywxdump_text(str(record["type_name"]), content)
+        if content is None:
+            return None
     if isinstance(content, dict):  # some exporters pre-parse quoted messages
         content = content.get("title") or content.get("content") or content.get("text")
     if content is None:
         content = ""
     if not isinstance(content, str):
-        raise ValueError(f"content is a {type(content).__name__}, not text")
+        raise Unreadable(f"content is a {type(content).__name__}, not text")
     # Exporters name "sent by me" differently: isSentFromSelf (WeChatTweak's chatlog API),
     # isSelf, isSender / is_sender / IsSender (database dumps).
     mine = next((record[k] for k in _MINE_KEYS if k in record), None)
     mine = mine in (True, 1, "1", "true", "True")
     sender_id = str(record.get("fromUser") or "")
+    if "room_name" in record:  # PyWxDump: talker is the sender (the chat is room_name)
+        sender_id = str(record.get("talker") or "")
     m = _PREFIX.match(content)
     if is_group and m and not mine:
         sender_id, content = m.group(1), content[m.end() :]
@@ -224,6 +284,34 @@ def _message(record: Any, chat: str, is_group: bool, names: dict[str, str]) -> M
     else:
         sender = chat
     return Message(when, sender, text, mine)
+
+
+# PyWxDump's type names (its type_converter): dropped like their type numbers are.
+_PYWXDUMP_DROPPED = ("图片", "语音", "视频", "动画表情", "用户上传的GIF表情", "推荐公众号", "添加好友", "语音通话")
+_PYWXDUMP_SYSTEM = ("系统通知", "消息撤回", "拍一拍", "邀请加群")
+_PYWXDUMP_QUOTE = re.compile(r"\n\n\[引用\]\(.*\Z", re.S)
+
+
+def _pywxdump_text(type_name: str, msg: Any) -> str | None:
+    """A PyWxDump message's text (its ``msg`` is already rendered per type), None when dropped:
+    media and calls, system lines, recalls, and placeholders that only repeat the type name."""
+    if not isinstance(msg, str):
+        return msg  # reported as not text by the caller
+    if type_name in _PYWXDUMP_DROPPED or type_name.startswith(_PYWXDUMP_SYSTEM):
+        return None
+    text = msg.strip()
+    if not text or text == type_name:
+        return None
+    if type_name == "位置":  # "纬度:…\n位置：label poiname\n其他信息：…"
+        place = next((line.split("：", 1)[1] for line in text.splitlines() if line.startswith("位置：")), "")
+        return f"[location] {place.strip()}" if place.strip() else None
+    if type_name == "(分享)卡片式链接":  # "title\ndes\n\n<a href=…>点击查看详情</a>"
+        return f"[link] {text.splitlines()[0].strip()}"
+    if type_name == "文件":
+        return f"[file] {text}"
+    if type_name == "引用回复":  # the reply's own text, less the quoted message
+        return _PYWXDUMP_QUOTE.sub("", text).strip() or None
+    return text
 
 
 def _kind(value: Any, content: str) -> int:

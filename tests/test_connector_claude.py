@@ -238,11 +238,12 @@ def test_zip_folder_and_bad_input(tmp_path):
     gpt.mkdir()
     (gpt / "conversations.json").write_text(json.dumps([{"id": "g", "title": "t", "mapping": {}}]))
     docs, errors, _, _ = read_all(folder)
-    assert set(docs) == {"0e1b6f2a-eviction", "5a5a-legacy"}
+    # bad-2 loses only its junk entry (issue 31: it used to lose the whole conversation)
+    assert set(docs) == {"0e1b6f2a-eviction", "5a5a-legacy", "bad-2"} and docs["bad-2"].text == "User: hi\n"
     reasons = {e.uri.split("/exports/", 1)[1]: e.error for e in errors}
     member = "data-2024-06-01-10-20-00-batch-0000.zip!/conversations.json"
     assert reasons[f"{member}#bad-1"] == "chat_messages is not a list"
-    assert reasons[f"{member}#bad-2"] == "message 1 is not an object"
+    assert reasons[f"{member}#bad-2/messages/1"] == "message 1 is not an object (str)"
     assert reasons[f"{member}#4"] == "conversation has no id"
     assert reasons["conversations-2.json"].startswith("invalid JSON")
     assert "undecodable" in reasons["conversations-3.json"]
