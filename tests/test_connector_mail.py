@@ -276,9 +276,11 @@ def read_all(path, cursor=None):
 def test_every_format_in_one_folder_field_by_field(tree):
     docs, errors, seen, _ = read_all(tree)
     assert seen == []
+    reused = next(k for k in docs if k.startswith("esc@example.com#"))  # another mail, the same id
     assert set(docs) == {
         "reply1@example.com",
         "esc@example.com",
+        reused,
         "gbk@example.cn",
         "takeout1@mail.gmail.com",
         "latin@example.fr",
@@ -321,9 +323,11 @@ def test_every_format_in_one_folder_field_by_field(tree):
         "format": "mbox",
     }
 
-    esc = docs["esc@example.com"]  # the mbox copy wins over the Enron-tree duplicate (path order)
+    esc = docs["esc@example.com"]  # the mbox copy keeps the bare id (first in path order)
     assert "Line one.\nFrom the top, again.\n>From here it was quoted." in esc.text
     assert esc.metadata["format"] == "mbox" and "Same id" not in esc.text
+    # The Enron-tree mail reuses the id with other content: kept apart, not dropped (issue 31).
+    assert "Same id" in docs[reused].text and docs[reused].metadata["message_id"] == "esc@example.com"
 
     gbk = docs["gbk@example.cn"]
     assert gbk.title == GBK_SUBJECT and GBK_BODY.strip() in gbk.text
@@ -507,7 +511,7 @@ def test_cli_end_to_end(home, tmp_path):
     tree = mail_tree(tmp_path / "mail")
     cli("add", "mail", "inbox", str(tree))
     (rep,) = cli_json("build")
-    assert rep["status"] == "success" and rep["documents"] == 12 and rep["added"] == 12
+    assert rep["status"] == "success" and rep["documents"] == 13 and rep["added"] == 13
     assert len(rep["errors"]) == 3
 
     hits = cli_json("search", "what equipment should we take underwater for the port inspection", "-k", "3")
@@ -535,7 +539,7 @@ def test_cli_end_to_end(home, tmp_path):
         fh.write(mbox([rfc822(subject="Kayak rental", msgid="<kayak@x>", body="Two kayaks booked for Saturday.\n")]))
     (tree / "Maildir/cur/1704189000.M1P2.host:2,S").unlink()
     (rep,) = cli_json("build")
-    assert (rep["added"], rep["changed"], rep["deleted"], rep["documents"]) == (1, 0, 1, 12)
+    assert (rep["added"], rep["changed"], rep["deleted"], rep["documents"]) == (1, 0, 1, 13)
     assert rep["chunks_embedded"] == 1
     assert cli_json("search", "boats booked for the weekend", "-k", "1")[0]["title"] == "Kayak rental"
 

@@ -140,8 +140,7 @@ def _read_root(root: Path, run: Run, old_files: dict, old_mbox: dict, follow_out
         prev = old_files.get(rel)
         if prev is not None and prev[:2] == stamp:  # an unchanged one-message file
             run.files[rel] = prev
-            if prev[2] not in run.emitted:
-                run.emitted.add(prev[2])
+            if run.vouch(prev[2], prev[3] if len(prev) > 3 else None):
                 yield Seen(prev[2])
             continue
         kind = kind_by_name(file, rel)

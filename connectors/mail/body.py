@@ -9,20 +9,24 @@ from email.message import EmailMessage
 from typing import Any
 
 from bs4 import BeautifulSoup
+from bs4.dammit import EncodingDetector
 
 from ragbag.connectors.mail.charsets import decode_bytes
 from ragbag.connectors.mail.headers import decode_header
 from ragbag.text.extract import html_text
 
 MAX_ATTACHMENT_TEXT = 20_000
+_META_SCAN = 4096  # an HTML part's charset declaration sits in its head
 
 
-def body_and_attachments(msg: EmailMessage) -> tuple[str, list[tuple[str, str, str]]]:
+def body_and_attachments(msg: EmailMessage, hints: list[str] | None = None) -> tuple[str, list[tuple[str, str, str]]]:
     """(body text, [(attachment name, type, text)]): the first inline text/plain part, unless it
     is empty or only a stand-in for the HTML ("view this email in your browser"), else the first
     inline text/html one; parts with a file name or ``attachment`` disposition are
     attachments, inline images with a Content-ID (logos) are neither. Each header is parsed
-    once per part: the policy's header objects are what reading costs most."""
+    once per part: the policy's header objects are what reading costs most. ``hints``: the
+    charsets the message declares, for parts that declare none."""
+    hints = hints or []
     attachments: list[tuple[str, str, str]] = []
     plain = html = None
     for part, ctype in _leaves(msg):
@@ -33,7 +37,7 @@ def body_and_attachments(msg: EmailMessage) -> tuple[str, list[tuple[str, str, s
         if ctype == "message/rfc822" or filename or disposition == "attachment":
             text = ""
             if ctype in ("text/plain", "text/markdown", "text/csv"):
-                text = _part_text(part)[:MAX_ATTACHMENT_TEXT]
+                text = _part_text(part, hints)[:MAX_ATTACHMENT_TEXT]
             attachments.append((filename or _attached_subject(part) or "(unnamed)", ctype, text))
         elif ctype == "text/plain" and plain is None:
             plain = part
@@ -41,9 +45,9 @@ def body_and_attachments(msg: EmailMessage) -> tuple[str, list[tuple[str, str, s
             html = part
         elif ctype.startswith("text/") and plain is None and ctype != "text/html":
             plain = part  # text/enriched, text/x-...: better than nothing
-    text = _part_text(plain) if plain is not None else ""
+    text = _part_text(plain, hints) if plain is not None else ""
     if html is not None and _stands_in(text):
-        rendered = _html(_part_text(html))
+        rendered = _html(_part_text(html, hints))
         if rendered.strip():
             text = rendered
     return text.replace("\r\n", "\n").replace("\r", "\n"), attachments
@@ -97,12 +101,19 @@ def _filename(part) -> str:
     return decode_header(str(name)) if "=?" in str(name) else str(name).strip()
 
 
-def _part_text(part) -> str:
+def _part_text(part, hints: list[str]) -> str:
+    """A text part's text: its declared charset; an HTML part that declares none in its MIME
+    header is read in the charset its own ``<meta charset>`` / ``http-equiv`` tag declares
+    (found by BeautifulSoup's detector in the first ``_META_SCAN`` bytes); else UTF-8 or the
+    charset detector, ``hints`` breaking its ties."""
     payload = part.get_payload(decode=True)
     if payload is None:
         payload = part.get_payload()
         return payload if isinstance(payload, str) else ""
-    return decode_bytes(payload, part.get_content_charset())
+    charset = part.get_content_charset()
+    if charset is None and part.get_content_type() == "text/html":
+        charset = EncodingDetector.find_declared_encoding(payload[:_META_SCAN], is_html=True)
+    return decode_bytes(payload, charset, hints)
 
 
 def _html(html: str) -> str:

@@ -6,6 +6,7 @@ message declares."""
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterable
 
 from ragbag.text.decode import decode
@@ -38,30 +39,45 @@ _CHARSET_ALIASES = {
 }
 
 
+_C1 = re.compile("[\x80-\x9f]+")
+_SINGLE_BYTE = ("cp125", "iso8859", "latin", "koi8", "mac", "cp4", "cp8", "tis", "cp1006")
+
+
 def decode_bytes(data: bytes, charset: str | None, hints: Iterable[str] = ()) -> str:
-    """Text from bytes in a declared charset, falling back instead of failing: a Latin-1/ASCII
-    label is tried as UTF-8 first (mislabelled UTF-8 is common), any other label before UTF-8;
-    unlabelled bytes (or an unknown label) are UTF-8 or else the detector's reading, ``hints``
-    (the charsets declared elsewhere in the message) breaking its ties; the last resort is the
-    declared charset (else cp1252) with replacement."""
+    """Text from bytes in a declared charset, falling back instead of failing: a single-byte
+    label (Latin-1, cp1250…) is tried as UTF-8 first (mislabelled UTF-8 is common), any other
+    label before UTF-8; unlabelled bytes (or an unknown label) are UTF-8 or else the detector's
+    reading, ``hints`` (the charsets declared elsewhere in the message) breaking its ties; the
+    last resort is the declared charset (else cp1252) with replacement.
+
+    C1 controls (U+0080–U+009F) are never text: in UTF-8 under a single-byte label they are
+    that code page's bytes carried through Latin-1 (``C2 80`` for cp1250's €), and are read
+    in it."""
     declared = codec(charset)
-    if declared == "cp1252":
-        order = ["utf-8", "cp1252"]
+    if declared and _single_byte(declared):
+        order = ["utf-8", declared]
     elif declared:
         order = [declared, "utf-8"]
     else:
         order = []
     for enc in order:
         try:
-            return data.decode(enc)
+            text = data.decode(enc)
         except (UnicodeDecodeError, LookupError):
             continue
+        if enc == "utf-8" and declared and _single_byte(declared) and _C1.search(text):
+            text = _C1.sub(lambda m: m.group().encode("latin-1").decode(declared, "replace"), text)
+        return text
     if not declared:
         try:
             return decode(data, [c for c in map(codec, hints) if c])[0]
         except Unreadable:
             pass
     return data.decode(declared or "cp1252", errors="replace")
+
+
+def _single_byte(name: str) -> bool:
+    return name.startswith(_SINGLE_BYTE)
 
 
 def codec(charset: str | None) -> str:

@@ -11,11 +11,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ragbag.connectors.mail.message import Broken, Run, parse_message
+from ragbag.connectors._isolate import each_file, each_record
+from ragbag.connectors.mail.message import MAX_MESSAGE_BYTES, Broken, Run, parse_message
 from ragbag.core.records import Document, ReadError, Seen, utc
-from ragbag.text.unreadable import one_line
+from ragbag.text.unreadable import Unreadable, human_size
 
 _HASH_BYTES = 4096
+_PIECE = 1 << 16  # bytes of a line read at a time
 
 # "From <sender> <ctime date>" (Thunderbird "From - Tue Jan  2 09:30:00 2024", Gmail "From
 # 1789...@xxx Tue Jan 02 09:30:00 +0000 2024"; some tools write an RFC 822 date instead).
@@ -37,56 +39,80 @@ def is_postmark(line: bytes, following: bytes | None) -> bool:
 
 
 _ESCAPED_FROM = re.compile(rb"^>(>*From )", re.M)
+_NONBLANK = re.compile(rb"\S")
 
 
 def read_mbox(file: Path, rel: str, folder: str, st: os.stat_result, run: Run, prev: dict | None) -> Iterator:
+    """Every message of one mbox file, behind the isolation boundary: whatever one message
+    holds is that message's ReadError, whatever else goes wrong is the file's."""
     uri = str(file.absolute())
+    yield from each_file(uri, lambda: _read_mbox(file, uri, rel, folder, st, run, prev))
+
+
+def _read_mbox(
+    file: Path, uri: str, rel: str, folder: str, st: os.stat_result, run: Run, prev: dict | None
+) -> Iterator:
     stamp = [st.st_mtime_ns, st.st_size]
-    state: dict[str, Any] = {"m": stamp[0], "s": stamp[1], "off": 0, "ids": [], "errors": [], "head": "", "edge": ""}
+    state: dict[str, Any] = {
+        "m": stamp[0],
+        "s": stamp[1],
+        "off": 0,
+        "ids": [],
+        "keys": {},
+        "errors": [],
+        "head": "",
+        "edge": "",
+    }
     start = 0
-    try:
-        with open(file, "rb") as fh:
-            if (
-                prev
-                and st.st_size >= prev.get("off", 0)
-                and prev.get("head") == _hash_at(fh, 0, min(_HASH_BYTES, prev["off"]))
-                and (
-                    [prev.get("m"), prev.get("s")] == stamp
-                    or _hash_at(fh, max(0, prev["off"] - _HASH_BYTES), prev["off"]) == prev.get("edge")
-                )
-            ):
-                # The messages before the offset are as they were: vouch for them.
-                for native_id in prev.get("ids", []):
-                    if native_id not in run.emitted:
-                        run.emitted.add(native_id)
-                        yield Seen(native_id)
-                for e in prev.get("errors", []):
-                    yield ReadError(*e)
-                state.update(ids=list(prev.get("ids", [])), errors=list(prev.get("errors", [])))
-                start = prev["off"]
-            end = start
-            first = len(state["ids"]) + len(state["errors"])
-            for index, (offset, raw, complete) in enumerate(_mbox_messages(fh, start), first):
-                record = _mbox_record(raw, run, uri, folder, rel, index, offset)
-                if complete:
-                    end = offset + len(raw)
-                    if isinstance(record, ReadError):
-                        state["errors"].append([record.uri, record.error])
-                    elif record is not None:
-                        state["ids"].append(record.native_id)
-                if isinstance(record, Document):
-                    if record.native_id in run.emitted:
-                        continue
-                    run.emitted.add(record.native_id)
-                if record is not None:
-                    yield record
-            state["off"] = end
-            state["head"] = _hash_at(fh, 0, min(_HASH_BYTES, end))
-            state["edge"] = _hash_at(fh, max(0, end - _HASH_BYTES), end)
-    except OSError as exc:
-        yield ReadError(uri, f"unreadable: {exc.strerror or exc}")
-        return
+    with _open(file) as fh:
+        if (
+            prev
+            and st.st_size >= prev.get("off", 0)
+            and prev.get("head") == _hash_at(fh, 0, min(_HASH_BYTES, prev["off"]))
+            and (
+                [prev.get("m"), prev.get("s")] == stamp
+                or _hash_at(fh, max(0, prev["off"] - _HASH_BYTES), prev["off"]) == prev.get("edge")
+            )
+        ):
+            # The messages before the offset are as they were: vouch for them.
+            keys = prev.get("keys", {})
+            for native_id in prev.get("ids", []):
+                if run.vouch(native_id, keys.get(native_id)):
+                    yield Seen(native_id)
+            for e in prev.get("errors", []):
+                yield ReadError(*e)
+            state.update(ids=list(prev.get("ids", [])), keys=dict(keys), errors=list(prev.get("errors", [])))
+            start = prev["off"]
+        end = start
+        first = len(state["ids"]) + len(state["errors"])
+        for index, (offset, raw, size, complete) in enumerate(_mbox_messages(fh, start), first):
+            record_uri = f"{uri}#{offset}"
+            record = each_record(record_uri, _mbox_record, raw, size, run, record_uri, folder, rel, index)
+            placed, key = (None, "")
+            if isinstance(record, Document):
+                placed, key = run.place(record)
+            if complete:
+                end = offset + size
+                if isinstance(record, ReadError):
+                    state["errors"].append([record.uri, record.error])
+                elif record is not None:
+                    state["ids"].append(record.native_id)
+                    state["keys"][record.native_id] = key
+            if isinstance(record, ReadError):
+                yield record
+            elif placed is not None:
+                yield placed
+        state["off"] = end
+        state["head"] = _hash_at(fh, 0, min(_HASH_BYTES, end))
+        state["edge"] = _hash_at(fh, max(0, end - _HASH_BYTES), end)
     run.mbox[rel] = state
+
+
+def _open(file: Path):
+    try:
+        return open(file, "rb")
+    except OSError as exc:
+        raise Unreadable(f"unreadable: {exc.strerror or exc}") from exc
 
 
 def _hash_at(fh, start: int, end: int) -> str:
@@ -94,42 +120,61 @@ def _hash_at(fh, start: int, end: int) -> str:
     return hashlib.blake2b(fh.read(max(0, end - start)), digest_size=8).hexdigest()
 
 
-def _mbox_messages(fh, start: int) -> Iterator[tuple[int, bytes, bool]]:
-    """(offset, raw bytes incl. postmark, complete) for each message from ``start`` on.
+def _pieces(fh) -> Iterator[tuple[bytes, bool]]:
+    """(piece, starts a line) for the lines of ``fh`` from where it stands, each line in pieces
+    of at most ``_PIECE`` bytes: a file with no newline in a gigabyte is never one string."""
+    at_start = True
+    while piece := fh.readline(_PIECE):
+        yield piece, at_start
+        at_start = piece.endswith(b"\n")
+
+
+def _mbox_messages(fh, start: int, limit: int = MAX_MESSAGE_BYTES) -> Iterator[tuple[int, bytearray | None, int, bool]]:
+    """(offset, raw bytes incl. postmark, size, complete) for each message from ``start`` on.
+    The raw bytes are None for a message of more than ``limit`` bytes: its bytes are not kept
+    beyond the limit, so one message, not the file, is what reading holds at a time.
 
     A message is complete when another postmark follows or the file ends in a newline (a
     writer appending right now leaves a partial last message, re-read next time)."""
     fh.seek(start)
-    lines: list[bytes] = []
-    offset = pos = start
-    rest = iter(fh)
-    line = next(rest, None)
-    while line is not None:
-        following = next(rest, None)
-        if lines and is_postmark(line, following):
-            yield offset, b"".join(lines), True
-            lines, offset = [], pos
-        lines.append(line)
-        pos += len(line)
-        line = following
-    if lines:
-        yield offset, b"".join(lines), lines[-1].endswith(b"\n")
+    raw: bytearray | None = bytearray()
+    size, offset, last = 0, start, b""
+    pieces = _pieces(fh)
+    current = next(pieces, None)
+    while current is not None:
+        following = next(pieces, None)
+        piece, at_start = current
+        next_line = following[0] if following is not None and following[1] else None
+        if size and at_start and is_postmark(piece, next_line):
+            yield offset, raw, size, True
+            raw, offset, size = bytearray(), offset + size, 0
+        size += len(piece)
+        if raw is not None:
+            if size <= limit:
+                raw += piece
+            else:
+                raw = None  # too large: counted on, no longer kept
+        last, current = piece, following
+    if size:
+        yield offset, raw, size, last.endswith(b"\n")
 
 
-def _mbox_record(raw: bytes, run: Run, uri: str, folder: str, rel: str, index: int, offset: int):
-    postmark, _, body = raw.partition(b"\n")
+def _mbox_record(raw: bytearray | None, size: int, run: Run, uri: str, folder: str, rel: str, index: int):
+    """The Document of one mbox message (None for blank bytes between messages); raises when
+    it cannot be one."""
+    if raw is None:
+        raise Broken(f"message larger than {human_size(MAX_MESSAGE_BYTES)} ({size:,} bytes), skipped")
+    newline = raw.find(b"\n")
+    postmark = bytes(raw[: newline if newline >= 0 else len(raw)])
     if not postmark.startswith(b"From "):
-        return None if not raw.strip() else ReadError(f"{uri}#{offset}", "text before the first 'From ' line")
-    try:
-        if not body.strip():
-            raise Broken("empty message")
-        data = _ESCAPED_FROM.sub(rb"\1", body)
-        doc = parse_message(data, run.source, f"{uri}#{offset}", folder, "mbox", rel, index, _postmark_date(postmark))
-    except Broken as exc:
-        return ReadError(f"{uri}#{offset}", str(exc))
-    except Exception as exc:
-        return ReadError(f"{uri}#{offset}", f"unparseable message: {one_line(exc)}")
-    return doc
+        if not raw.strip():
+            return None
+        raise Broken("text before the first 'From ' line")
+    body = memoryview(raw)[newline + 1 :] if newline >= 0 else memoryview(b"")
+    if _NONBLANK.search(body) is None:
+        raise Broken("empty message")
+    data: bytes | memoryview = _ESCAPED_FROM.sub(rb"\1", bytes(body)) if _ESCAPED_FROM.search(body) else body
+    return parse_message(data, run.source, uri, folder, "mbox", rel, index, _postmark_date(postmark))
 
 
 def _postmark_date(line: bytes) -> datetime | None:

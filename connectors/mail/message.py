@@ -3,11 +3,12 @@ ids; and :class:`Run`, what one read of a mail source has produced so far."""
 
 from __future__ import annotations
 
-import email
+import email.parser
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from email import policy
+from email.message import EmailMessage
 
 from ragbag.connectors.mail.body import body_and_attachments
 from ragbag.connectors.mail.headers import (
@@ -23,42 +24,109 @@ from ragbag.connectors.mail.headers import (
 )
 from ragbag.connectors.mail.quoting import trim_quotes
 from ragbag.core.records import Document, stable_hash
+from ragbag.text.unreadable import Unreadable
 
 NAME = "mail"  # the connector's name, which its documents carry
 MAX_BODY_CHARS = 1_000_000
+# One message's bytes at most (mbox record, Maildir/emlx/eml file): parsing holds a few times
+# this, so the limit bounds what one message can cost; a larger one is a ReadError.
+MAX_MESSAGE_BYTES = 64 * 2**20
 MAX_RECIPIENTS_SHOWN = 6
+_FEED = 1 << 16
 
 
 @dataclass
 class Run:
-    """State of one read: what has been emitted (for duplicates) and the next cursor."""
+    """State of one read: what has been emitted (for duplicates) and the next cursor.
+
+    Duplicates: one Message-ID names one mail, but not every sender keeps to that (list
+    software and bulk mailers reuse ids, a draft and its sent copy share one), so a message
+    is a duplicate only when its content is the same too: :func:`content_key`, a hash of the
+    document's text (the From · To · Date · Subject line, the body, the attachments), which the
+    same mail filed in two folders shares. The first distinct content keeps the bare id;
+    each later distinct one gets ``<id>#<content key>``, so ids stay what they were for every
+    mailbox without such a clash and do not depend on anything but the mail (and, among
+    clashing ones, which comes first in sorted path order)."""
 
     source: str
     emitted: set[str] = field(default_factory=set)
+    keys: dict[str, str] = field(default_factory=dict)  # native id emitted → its content key
     files: dict[str, list] = field(default_factory=dict)
     mbox: dict[str, dict] = field(default_factory=dict)
 
+    def vouch(self, native_id: str, key: str | None) -> bool:
+        """Record an unchanged message read before (its stored id and content key); False
+        when it was already emitted or vouched for in this read."""
+        if native_id in self.emitted:
+            return False
+        self.emitted.add(native_id)
+        if key:
+            self.keys[native_id] = key
+        return True
 
-class Broken(Exception):
+    def place(self, doc: Document) -> tuple[Document | None, str]:
+        """(the document under the id it gets in this read, or None for a true duplicate of
+        one already emitted; its content key). ``doc.native_id`` is set to that id either way."""
+        key = content_key(doc)
+        if doc.native_id in self.emitted and self.keys.get(doc.native_id, key) != key:
+            doc.native_id = f"{doc.native_id}#{key}"  # the same Message-ID, another mail
+        if not self.vouch(doc.native_id, key):
+            return None, key
+        return doc, key
+
+
+def content_key(doc: Document) -> str:
+    """What tells two mails with one Message-ID apart: a hash of the document's text, which
+    holds nothing of the folder or file the message was found in."""
+    return stable_hash(doc.text, length=16)
+
+
+class Broken(Unreadable):
     """A message that is not readable; the text is the one-line reason."""
+
+
+def parse_bytes(data: bytes | bytearray | memoryview) -> EmailMessage:
+    """The message, parsed by the standard library (``policy.default``) from ``_FEED``-byte
+    pieces: handed the whole message at once, the parser holds it as one string and again as a
+    list of lines besides the bytes, about ten times the message in all; fed in pieces it
+    holds the pieces' lines only until each part's payload is joined."""
+    parser = email.parser.BytesFeedParser(policy=policy.default)
+    view = memoryview(data)
+    for i in range(0, len(view), _FEED):
+        parser.feed(bytes(view[i : i + _FEED]))
+    msg = parser.close()
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def declared_charsets(msg: EmailMessage) -> list[str]:
+    """The charsets the message's parts declare, most used first: what raw 8-bit headers and
+    undeclared parts were most likely written in."""
+    counts: dict[str, int] = {}
+    for part in msg.walk():
+        charset = part.get_param("charset")
+        if isinstance(charset, str) and charset.strip() and not charset.lower().startswith(("us-ascii", "ascii")):
+            counts[charset.strip().lower()] = counts.get(charset.strip().lower(), 0) + 1
+    return sorted(counts, key=lambda c: -counts[c])
 
 
 def parse_message(
     data: bytes, source: str, uri: str, folder: str, fmt: str, location: str, index: int, fallback_date: datetime | None
 ) -> Document:
     """Parse one RFC 822 message into a Document; raises Broken (or anything) when unusable."""
-    msg = email.message_from_bytes(data, policy=policy.default)
-    headers = header_values(msg)
+    msg = parse_bytes(data)
+    hints = declared_charsets(msg)
+    headers = header_values(msg, hints)
     if not any(k in headers for k in ("from", "to", "subject", "date", "message-id")):
         raise Broken("no mail headers (From/To/Subject/Date/Message-ID) found")
     subject = " ".join(headers.get("subject", [""])[0].split())
-    sender = addresses(msg, "from")
-    to = addresses(msg, "to")
-    cc = addresses(msg, "cc")
+    sender = addresses(msg, "from", hints)
+    to = addresses(msg, "to", hints)
+    cc = addresses(msg, "cc", hints)
     message_id = msgid(headers.get("message-id", [""])[0])
     created = parse_date(headers.get("date", [""])[0]) or fallback_date
 
-    body, attachments = body_and_attachments(msg)
+    body, attachments = body_and_attachments(msg, hints)
     body = trim_quotes(body, forward=is_forward(subject))
     if len(body) > MAX_BODY_CHARS:
         body = body[:MAX_BODY_CHARS]
@@ -68,7 +136,7 @@ def parse_message(
 
     from_name, from_addr = sender[0] if sender else ("", "")
     if sender and not from_name and headers.get("x-from"):  # Exchange exports (Enron)
-        from_name = " ".join(re.sub(r"<[^>]*>", "", headers["x-from"][0]).split()).strip("'\" ")
+        from_name = " ".join(re.sub(r"<[^<>]*>", "", headers["x-from"][0]).split()).strip("'\" ")
         from_name = "" if from_name.lower() == from_addr else from_name
     summary = [f"From: {person(from_name, from_addr)}" if sender else "From: (unknown)"]
     if to:

@@ -9,15 +9,15 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ragbag.connectors.mail.message import Broken, Run, parse_message
+from ragbag.connectors._isolate import each_file
+from ragbag.connectors.mail.message import MAX_MESSAGE_BYTES, Broken, Run, parse_message
 from ragbag.core.records import ReadError
-from ragbag.text.unreadable import one_line
-
-MAX_MESSAGE_BYTES = 100 * 1024 * 1024
+from ragbag.text.unreadable import Unreadable, human_size
 
 
 def read_message_file(file: Path, rel: str, kind: str, folder: str, stamp: list, run: Run) -> Iterator:
-    """One message in one file (Maildir, emlx, loose RFC 822)."""
+    """One message in one file (Maildir, emlx, loose RFC 822), behind the isolation boundary:
+    whatever the file holds is at most its own ReadError (``<file>#0``)."""
     if kind == "skip":
         return
     uri = str(file.absolute())
@@ -28,34 +28,31 @@ def read_message_file(file: Path, rel: str, kind: str, folder: str, stamp: list,
             "the mailbox as mbox (File > Export in Outlook; Thunderbird's ImportExportTools)",
         )
         return
+    yield from each_file(f"{uri}#0", lambda: _read(file, uri, rel, kind, folder, stamp, run))
+
+
+def _read(file: Path, uri: str, rel: str, kind: str, folder: str, stamp: list, run: Run) -> Iterator:
+    if stamp[1] > MAX_MESSAGE_BYTES:
+        raise Broken(f"larger than {human_size(MAX_MESSAGE_BYTES)} ({stamp[1]:,} bytes), skipped")
     try:
-        if stamp[1] > MAX_MESSAGE_BYTES:
-            raise Broken(f"larger than {MAX_MESSAGE_BYTES // 2**20} MB ({stamp[1]} bytes), skipped")
         data = file.read_bytes()
-        if not data.strip():
-            raise Broken("empty file")
-        fallback_date = None
-        if kind == "emlx":
-            data, fallback_date = _unwrap_emlx(data)
-        elif kind == "maildir":
-            fallback_date = _maildir_date(file.name)
-        location = rel
-        if kind == "maildir":  # cur/new and the :2,flags suffix change; the unique name does not
-            parts = rel.split("/")
-            location = "/".join(parts[:-2] + [parts[-1].split(":")[0]])
-        doc = parse_message(data, run.source, uri, folder, kind, location, 0, fallback_date)
-    except Broken as exc:
-        yield ReadError(f"{uri}#0", str(exc))
-        return
     except OSError as exc:
-        yield ReadError(f"{uri}#0", f"unreadable: {exc.strerror or exc}")
-        return
-    except Exception as exc:  # the email package raises many kinds on damaged input
-        yield ReadError(f"{uri}#0", f"unparseable message: {one_line(exc)}")
-        return
-    run.files[rel] = stamp + [doc.native_id]
-    if doc.native_id not in run.emitted:
-        run.emitted.add(doc.native_id)
+        raise Unreadable(f"unreadable: {exc.strerror or exc}") from exc
+    if not data.strip():
+        raise Broken("empty file")
+    fallback_date = None
+    if kind == "emlx":
+        data, fallback_date = _unwrap_emlx(data)
+    elif kind == "maildir":
+        fallback_date = _maildir_date(file.name)
+    location = rel
+    if kind == "maildir":  # cur/new and the :2,flags suffix change; the unique name does not
+        parts = rel.split("/")
+        location = "/".join(parts[:-2] + [parts[-1].split(":")[0]])
+    parsed = parse_message(data, run.source, uri, folder, kind, location, 0, fallback_date)
+    doc, key = run.place(parsed)
+    run.files[rel] = stamp + [parsed.native_id, key]
+    if doc is not None:
         yield doc
 
 
