@@ -42,7 +42,11 @@ class Report:
 
 
 def modules() -> list[ModuleType]:
-    names = sorted(m.name for m in pkgutil.iter_modules([str(HERE)]) if m.name not in ("common", "run"))
+    names = sorted(
+        m.name
+        for m in pkgutil.iter_modules([str(HERE)])
+        if m.name not in ("common", "run") and not m.name.startswith("_")
+    )
     return [importlib.import_module(f"tests.differential.{name}") for name in names]
 
 
