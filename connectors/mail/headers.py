@@ -13,12 +13,14 @@ from email.message import EmailMessage
 from ragbag.connectors.mail.charsets import decode_bytes
 from ragbag.core.records import utc
 
+# No two unbounded quantifiers over the same characters side by side ("re" + spaces + "[2]"
+# + spaces used to try every split of a run of spaces): linear on any subject.
 _PREFIX = re.compile(
     r"^\s*((re|fw|fwd|aw|wg|tr|sv|vs|antw|odp|rif|r|res|enc|答复|回复|回覆|转发|轉寄|转寄)"
-    r"\s*(\[\d+\])?\s*[:：]\s*|\[[^\]]*\]\s*)",
+    r"\s*(?:\[\d+\]\s*)?[:：]\s*|\[[^\]]*\]\s*)",
     re.I,
 )
-_REPLY = re.compile(r"^\s*(re|aw|sv|vs|antw|odp|rif|r|res|答复|回复|回覆)\s*(\[\d+\])?\s*[:：]", re.I)
+_REPLY = re.compile(r"^\s*(re|aw|sv|vs|antw|odp|rif|r|res|答复|回复|回覆)\s*(?:\[\d+\]\s*)?[:：]", re.I)
 _FORWARD = re.compile(r"^\s*(fw|fwd|wg|tr|enc|转发|轉寄|转寄)\s*[:：]", re.I)
 _MSGID = re.compile(r"<([^<>\s]+)>")
 
@@ -61,7 +63,8 @@ def decode_header(raw: str, hints: Iterable[str] = ()) -> str:
 
 # An unquoted address used as a display name ("alice@x <bob@x>"): the parser would read two
 # addresses and make alice the sender; quoted, it is the name of bob.
-_QUOTE_ADDRESS_NAME = re.compile(r'(^|,)\s*([^\s,<>"]+@[^\s,<>"]+)\s*<')
+_QUOTE_ADDRESS_NAME = re.compile(r'(^|,)\s*([^\s,<>"@]+@[^\s,<>"]+)\s*<')
+_ADDR_SPEC = re.compile(r'[^\s<>,;:()"@]+@[^\s<>,;:()"@]+')
 
 
 def addresses(msg: EmailMessage, field: str, hints: Iterable[str] = ()) -> list[tuple[str, str]]:
@@ -77,8 +80,13 @@ def addresses(msg: EmailMessage, field: str, hints: Iterable[str] = ()) -> list[
         for k, v in msg.raw_items()
         if k.lower() == field
     ]
+    try:
+        pairs = email.utils.getaddresses(raws)
+    except Exception:  # noqa: BLE001 — one field's parser failure (a RecursionError on nested
+        # comments) costs that field its display names, not the message
+        pairs = [("", m.group()) for raw in raws for m in _ADDR_SPEC.finditer(raw)]
     out, seen = [], set()
-    for name, addr in email.utils.getaddresses(raws):
+    for name, addr in pairs:
         name, addr = " ".join(decode_header(name, hints).split()).strip("'\" "), addr.strip().lower()
         if name.lower().strip("<>") == addr:
             name = ""

@@ -11,6 +11,20 @@ from ragbag.connectors.mail.mbox import HEADER_LINE, is_postmark
 from ragbag.core.records import ReadError
 
 _SNIFF_BYTES = 8192
+_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # an Outlook .msg (a ".msg" may also be RFC 822 text)
+# A header block of nothing but fields, naming one of these and one of _CORE, is mail too (a
+# message without From:, a bounce whose only headers are Return-Path, Subject, Content-Type).
+_TRANSPORT = {
+    b"mime-version",
+    b"content-type",
+    b"received",
+    b"return-path",
+    b"delivered-to",
+    b"sender",
+    b"reply-to",
+    b"cc",
+}
+_CORE = {b"from", b"to", b"subject", b"date", b"message-id"}
 
 
 def mail_files(root: Path, errors: list[ReadError], follow_outside: bool = False) -> list[tuple[Path, str]]:
@@ -44,8 +58,6 @@ def kind_by_name(file: Path, rel: str) -> str | None:
     parts = rel.split("/")
     if len(parts) >= 2 and parts[-2] in ("cur", "new") and is_maildir(file.parent.parent):
         return "maildir"
-    if name.endswith(".msg"):
-        return "msg"
     if name.endswith(
         (
             ".msf",
@@ -73,6 +85,8 @@ def sniff(file: Path) -> str | None:
             head = fh.read(_SNIFF_BYTES)
     except OSError:
         return "eml" if file.suffix.lower() == ".eml" else None  # reported when read
+    if head.startswith(_OLE):
+        return "msg" if file.suffix.lower() == ".msg" else None
     first, _, after = head.partition(b"\n")
     if is_postmark(first + b"\n", after.split(b"\n", 1)[0]):
         return "mbox"
@@ -83,12 +97,18 @@ def sniff(file: Path) -> str | None:
 
 def _looks_like_headers(head: bytes) -> bool:
     """A header block (first line a field) holding From: and one of Date:, Message-ID:, To:,
-    Subject: (a saved draft or a hand-made message often has neither date nor id)."""
+    Subject: (a saved draft or a hand-made message often has neither date nor id); or a block
+    of nothing but fields that names one of those and a MIME or transport field."""
     if not HEADER_LINE.match(head):
         return False
     block = re.split(rb"\r?\n\r?\n", head, maxsplit=1)[0]
     names = {m.group(1).lower() for m in re.finditer(rb"^([!-9;-~]+):", block, re.M)}
-    return b"from" in names and bool(names & {b"date", b"message-id", b"to", b"subject"})
+    if b"from" in names and bool(names & {b"date", b"message-id", b"to", b"subject"}):
+        return True
+    whole = len(block) < len(head) and all(
+        HEADER_LINE.match(line) or line[:1] in (b" ", b"\t") for line in block.splitlines()
+    )
+    return whole and bool(names & _CORE) and bool(names & _TRANSPORT)
 
 
 def folder_name(rel: str, kind: str) -> str:
