@@ -129,13 +129,14 @@ def _pieces(fh) -> Iterator[tuple[bytes, bool]]:
         at_start = piece.endswith(b"\n")
 
 
-def _mbox_messages(fh, start: int, limit: int = MAX_MESSAGE_BYTES) -> Iterator[tuple[int, bytearray | None, int, bool]]:
+def _mbox_messages(fh, start: int, limit: int | None = None) -> Iterator[tuple[int, bytearray | None, int, bool]]:
     """(offset, raw bytes incl. postmark, size, complete) for each message from ``start`` on.
     The raw bytes are None for a message of more than ``limit`` bytes: its bytes are not kept
     beyond the limit, so one message, not the file, is what reading holds at a time.
 
     A message is complete when another postmark follows or the file ends in a newline (a
     writer appending right now leaves a partial last message, re-read next time)."""
+    limit = MAX_MESSAGE_BYTES if limit is None else limit
     fh.seek(start)
     raw: bytearray | None = bytearray()
     size, offset, last = 0, start, b""
