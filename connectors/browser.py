@@ -63,6 +63,15 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
+from ragbag.connectors._browser_places import (
+    BROWSER_DIRS,
+    CHROMIUM_ROOTS,
+    FAMILY,
+    FIREFOX_ROOTS,
+    LABELS,
+    PRUNE,
+    SAFARI_FILES,
+)
 from ragbag.connectors._isolate import each_record
 from ragbag.connectors._sqlite import read_databases
 from ragbag.connectors._walk import follows_outside
@@ -75,91 +84,6 @@ SCHEDULE = "0 * * * *"
 FILE_NAMES = ("History", "places.sqlite", "History.db")
 SCHEMES = ("http", "https")
 VERSION = 1  # of the documents' rendering: a cursor of another version reads everything again
-# Profile subfolders that hold thousands of cache files and never a history database.
-_PRUNE = {
-    "Cache",
-    "Code Cache",
-    "GPUCache",
-    "Service Worker",
-    "IndexedDB",
-    "File System",
-    "Local Storage",
-    "Session Storage",
-    "Extensions",
-    "blob_storage",
-    "WebStorage",
-    "ShaderCache",
-    "GrShaderCache",
-    "GraphiteDawnCache",
-    "Crashpad",
-    "cache2",
-    "storage",
-    "startupCache",
-    "crashes",
-    "minidumps",
-    "datareporting",
-    "thumbnails",
-}
-# Folder names that name the browser (lower-cased; "-beta", "-dev"... suffixes allowed), the
-# one nearest to the file wins.
-_BROWSER_DIRS = {
-    "google-chrome": "chrome", "chrome": "chrome", "com.google.chrome": "chrome",
-    "chromium": "chromium", "org.chromium.chromium": "chromium", "brave-browser": "brave",
-    "bravesoftware": "brave", "com.brave.browser": "brave", "microsoft-edge": "edge",
-    "microsoft edge": "edge", "vivaldi": "vivaldi", "opera": "opera",
-    "com.operasoftware.opera": "opera", "firefox": "firefox", ".mozilla": "firefox",
-    "org.mozilla.firefox": "firefox", "librewolf": "librewolf", ".librewolf": "librewolf",
-    "waterfox": "waterfox", "safari": "safari", "safaritechnologypreview": "safari",
-    "com.apple.safari": "safari",
-}  # fmt: skip
-_FAMILY = {
-    "chrome": "chromium",
-    "chromium": "chromium",
-    "brave": "chromium",
-    "edge": "chromium",
-    "vivaldi": "chromium",
-    "opera": "chromium",
-    "firefox": "firefox",
-    "librewolf": "firefox",
-    "waterfox": "firefox",
-    "safari": "safari",
-}
-_LABELS = {
-    "chrome": "Chrome",
-    "chromium": "Chromium",
-    "brave": "Brave",
-    "edge": "Edge",
-    "vivaldi": "Vivaldi",
-    "opera": "Opera",
-    "firefox": "Firefox",
-    "librewolf": "LibreWolf",
-    "waterfox": "Waterfox",
-    "safari": "Safari",
-}
-_CHROMIUM_ROOTS = (
-    ".config/google-chrome",
-    ".config/chromium",
-    ".config/BraveSoftware/Brave-Browser",
-    ".config/microsoft-edge",
-    ".config/vivaldi",
-    "snap/chromium/common/chromium",
-    ".var/app/com.google.Chrome/config/google-chrome",
-    ".var/app/org.chromium.Chromium/config/chromium",
-    ".var/app/com.brave.Browser/config/BraveSoftware/Brave-Browser",
-    "Library/Application Support/Google/Chrome",
-    "Library/Application Support/Chromium",
-    "Library/Application Support/BraveSoftware/Brave-Browser",
-    "Library/Application Support/Microsoft Edge",
-    "Library/Application Support/Vivaldi",
-)
-_FIREFOX_ROOTS = (
-    ".mozilla/firefox",
-    "snap/firefox/common/.mozilla/firefox",
-    ".var/app/org.mozilla.firefox/.mozilla/firefox",
-    "Library/Application Support/Firefox/Profiles",
-)
-# Safari's own places: the history is one file per user, not per profile.
-_SAFARI_FILES = ("Library/Safari/History.db", "Library/SafariTechnologyPreview/History.db")
 _EPOCHS = {
     "chromium": datetime(1601, 1, 1, tzinfo=UTC),
     "firefox": datetime(1970, 1, 1, tzinfo=UTC),
@@ -209,13 +133,13 @@ def discover() -> tuple[list[Path], list[str]]:
     """Every profile's history database in the default places (``$HOME`` honoured), and Safari's."""
     home = Path.home()
     found, looked = [], []
-    for roots, name in ((_CHROMIUM_ROOTS, "History"), (_FIREFOX_ROOTS, "places.sqlite")):
+    for roots, name in ((CHROMIUM_ROOTS, "History"), (FIREFOX_ROOTS, "places.sqlite")):
         for rel in roots:
             root = home / rel
             looked.append(str(root / "*" / name))
             if root.is_dir():
                 found += sorted(p for p in root.glob(f"*/{name}") if p.is_file())
-    for rel in _SAFARI_FILES:
+    for rel in SAFARI_FILES:
         looked.append(str(home / rel))
         if (home / rel).is_file():
             found.append(home / rel)
@@ -235,7 +159,7 @@ def read(
         names=FILE_NAMES,
         discover=discover,
         read_db=_read_history,
-        prune=frozenset(_PRUNE),
+        prune=frozenset(PRUNE),
         follow_outside=follows_outside(options),
     )
 
@@ -259,7 +183,7 @@ def _kind(conn: sqlite3.Connection) -> str:
                 if col not in {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
             ]
             if lacking:
-                raise Unreadable(f"{_LABELS.get(kind, kind)} history database without {', '.join(lacking)}")
+                raise Unreadable(f"{LABELS.get(kind, kind)} history database without {', '.join(lacking)}")
             return kind
     raise Unreadable("not a browser history database (no urls/visits, moz_places or history_items tables)")
 
@@ -268,8 +192,8 @@ def browser_for(path: Path, kind: str) -> str:
     """The browser named by the nearest path component that names one, if it fits the schema."""
     for part in reversed(path.absolute().parts[:-1]):
         low = part.lower()
-        browser = _BROWSER_DIRS.get(low) or _BROWSER_DIRS.get(low.rsplit("-", 1)[0])
-        if browser and _FAMILY[browser] == kind:
+        browser = BROWSER_DIRS.get(low) or BROWSER_DIRS.get(low.rsplit("-", 1)[0])
+        if browser and FAMILY[browser] == kind:
             return browser
     return kind
 
@@ -391,7 +315,7 @@ def _page(
     title, desc = " ".join(title.split()), desc.strip()
     domain = _domain(url)
     count = int(visit_count or 0) or int(n_visits or 0)
-    label = _LABELS.get(browser, browser)
+    label = LABELS.get(browser, browser)
     readable = " ".join(unquote(url, errors="replace").split())
     facts = (
         f"{domain}: visited {count} time{'s' if count != 1 else ''} in {label}"
