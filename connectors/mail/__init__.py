@@ -9,20 +9,35 @@ Formats, found anywhere under the given file or folder (one folder may hold all 
 - **Maildir** (``cur/`` and ``new/``, ``tmp/`` ignored; Maildir++ ``.Sent`` folders).
 - **Apple Mail** ``.emlx`` / ``.partial.emlx``: a byte-count first line, that many bytes of RFC 822
   message, then an XML plist trailer (its ``date-received`` is the fallback date).
-- **Loose RFC 822 files** (``*.eml``, the CMU Enron layout ``maildir/<user>/<folder>/<n>.``): any
-  other file whose header block has ``From:`` and ``Date:`` or ``Message-ID:`` is one message;
-  files that do not look like that (``.msf`` summaries, plists, SQLite indexes) are ignored.
+- **Loose RFC 822 files** (``*.eml``, ``*.msg`` that are text, the CMU Enron layout
+  ``maildir/<user>/<folder>/<n>.``): any other file whose header block has ``From:`` and one of
+  ``Date:``/``Message-ID:``/``To:``/``Subject:``, or is nothing but fields naming one of those
+  and a MIME or transport field (``Content-Type:``, ``Received:``…), is one message; files that
+  do not look like that (``.msf`` summaries, plists, SQLite indexes) are ignored, and an OLE
+  ``.msg`` (Outlook's binary format) is reported as not read.
 
-Decoding uses the stdlib ``email`` package (``policy.default``) for structure and transfer
-encodings, but headers and bodies are decoded here with a charset fallback: GB2312/GBK are read
-as GB18030, Latin-1/ASCII labels as cp1252, unknown or lying labels try UTF-8 and finally
-Latin-1 with replacement; raw 8-bit headers try UTF-8 then GB18030. HTML-only bodies become text
-with BeautifulSoup (quoted ``<blockquote>``/``gmail_quote`` blocks removed first). Attachments are
-listed by name and type (``attachments``, ``attachment_types``); small text attachments add
-their text. A message that cannot be read is a ``ReadError("{file}#{index or offset}", reason)``.
+Decoding uses the stdlib ``email`` package (``policy.default``, fed in 64 KB pieces) for
+structure and transfer encodings, but headers and bodies are decoded here with a charset
+fallback: GB2312/GBK are read as GB18030, single-byte labels (Latin-1, cp1250…) try UTF-8 first
+(C1 controls in it read in the label's code page), unknown or lying labels try UTF-8; bytes with
+no label (raw 8-bit headers, undeclared parts) are UTF-8 or else charset-normalizer's reading
+(:func:`ragbag.text.decode.decode`), the charsets the message declares elsewhere breaking its
+ties, never a fixed try-order. An HTML part without a MIME charset is read in its own
+``<meta charset>``. HTML-only bodies become text with BeautifulSoup (quoted
+``<blockquote>``/``gmail_quote`` blocks removed first). Attachments are listed by name and type
+(``attachments``, ``attachment_types``); small text attachments add their text.
+
+Isolation: each file is read behind ``connectors._isolate.each_file`` and each mbox message
+behind ``each_record``: any exception (not a list of types) is a
+``ReadError("{file}#{offset or 0}", reason)`` and reading goes on; every Document is made
+storable there. Work is bounded: a message (mbox record or file) of more than 64 MB is a
+ReadError and its bytes are never held whole (mbox lines are read in 64 KB pieces), so reading
+holds one message at a time, about four times its size while parsing; the patterns run on
+message text are linear (quoting is scanned line by line, see :mod:`.quoting`).
 
 Text: a ``From · To · Date · Subject`` summary line, then the body with quoted lines (``>``),
-"On ... wrote:" / Outlook "-----Original Message-----" tails and the ``-- `` signature trimmed.
+"On ... wrote:" / Outlook "-----Original Message-----" tails and the ``-- `` signature trimmed
+(an interleaved reply keeps the answers written between its quotes).
 Forwards (``Fwd:``/``FW:``/``WG:``/``转发:``) keep the forwarded text: it is what was sent.
 Title = subject; ``created_at`` = the Date header in UTC (else emlx date-received, the Maildir
 delivery time, the mbox postmark date).
@@ -33,8 +48,10 @@ Metadata: ``from`` (address), ``from_name``, ``to``, ``cc`` (address lists), ``s
 ``format`` (mbox, maildir, emlx, eml).
 
 Ids: ``native_id`` is the Message-ID without brackets, else a hash of the file (Maildir: its
-unique name, so a new→cur move keeps it) and index in the file. The same Message-ID in two
-folders is kept once: the first in sorted path order (then file order) wins. ``thread_id`` is
+unique name, so a new→cur move keeps it) and index in the file. The same mail (same Message-ID
+and same text) in two folders is kept once: the first in sorted path order (then file order)
+wins. A different mail reusing a Message-ID (list software, bulk mailers) is kept apart as
+``<id>#<hash of its text>``; the first keeps the bare id, so ids are stable across rebuilds. ``thread_id`` is
 the root of References (else In-Reply-To); a message with neither is a thread root — its own
 Message-ID — unless its subject says it is a reply (``Re:``/``AW:``/``回复:``; Outlook/Exchange
 exports such as Enron carry no References), then ``subject:<normalised subject>``.
@@ -51,12 +68,13 @@ message). Maildir, emlx and loose files: the cursor maps relative path → (mtim
 id); an unchanged file yields ``Seen`` without being opened, a deleted file's message is
 deleted. Missed by design: an mbox edited in place before the offset that keeps its size
 growing and both hashed regions intact, and (for duplicates) the folder/uri of a kept copy whose
-file was deleted while an unchanged duplicate vouches for it.
+file was deleted while an unchanged duplicate vouches for it. The cursor keeps each message's
+text hash beside its id, so an unchanged file still tells duplicates from reused ids.
 
 Left out: attachment text other than small text/* parts (no PDF/Office extraction), Apple Mail's
 ``Envelope Index`` database (flags, mailbox names beyond the ``.mbox`` folder names), Thunderbird
 ``.msf`` summaries (deleted-but-not-compacted mbox messages are indexed), message bodies beyond
-1 M characters (cut).
+1 M characters (cut), messages over 64 MB (reported).
 """
 
 from __future__ import annotations
