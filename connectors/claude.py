@@ -126,8 +126,8 @@ def _conversation(conv: dict, conv_id: str, uri: str, key: str, source: str) -> 
         attachments += names
         turns.append((role, text))
     text, roles = render_turns(turns)
-    if not text:
-        return lost  # an empty conversation: nothing to find
+    if not text:  # an empty conversation holds nothing to find; one whose messages say nothing is a loss
+        return lost + ([ReadError(uri, f"{len(kept)} messages, none with text to index")] if kept else [])
     created = parse_time(conv.get("created_at"))
     updated = parse_time(conv.get("updated_at")) or created
     title = conversation_title(conv.get("name") or conv.get("title"), turns)
