@@ -177,3 +177,68 @@ def test_a_zoned_override_of_a_zoned_series_is_matched(tmp_path):
     path.write_bytes(path.read_bytes().replace(b"RECURRENCE-ID;TZID=W. Europe Standard Time:", b"RECURRENCE-ID:"))
     docs, _ = read(path)
     assert "Thu 2026-02-26 00:00 (changed)" in docs["exchange-moved-recurrence"].text
+
+
+# 5. A damaged structure loses no component silently: each is read, or its loss reported.
+
+HOLIDAYS = "icalendar/src__icalendar__tests__calendars__example.ics"  # three events, X-WR-CALNAME:Holidays
+TITLES = ["International Women's Day", "New Year's Day", "Orthodox Christmas"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # The fuzzer's delete_line: icalendar closed the first event at the second's END, nested
+        # the rest in it, closed it at END:VCALENDAR and returned no calendar: 0 of 3, no error.
+        ("END:VEVENT\r\n", ""),
+        # duplicate_line: the same nesting, the same silent loss of all three.
+        ("BEGIN:VEVENT\r\n", "BEGIN:VEVENT\r\nBEGIN:VEVENT\r\n"),
+        # flip (one bit of the first BEGIN:VEVENT): an unknown component, 2 of 3 read, no error.
+        ("BEGIN:VEVENT\r\n", "BEGIN:VEVEFT\r\n"),
+        # delete_line: the first event's END closed the calendar; the file failed as a whole.
+        ("BEGIN:VEVENT\r\n", ""),
+        # flip in BEGIN:VCALENDAR: read as a bare file, the calendar's name lost.
+        ("BEGIN:VCALENDAR", "BEGIN:VCALEFDAR"),
+    ],
+)
+def test_a_damaged_begin_or_end_line_is_mended(tmp_path, old, new):
+    docs, errors = read(mutated(tmp_path, HOLIDAYS, old, new))
+    assert not errors
+    assert sorted(d.title for d in docs.values()) == TITLES
+    assert {d.metadata["calendar"] for d in docs.values()} == {"Holidays"}
+
+
+def test_one_event_in_two_copies_is_one_record_not_a_loss(tmp_path):
+    text = (PUBLIC / HOLIDAYS).read_bytes().decode()
+    first = text[text.index("BEGIN:VEVENT") : text.index("END:VEVENT") + len("END:VEVENT\r\n")]
+    docs, errors = read(mutated(tmp_path, HOLIDAYS, first, first + first))
+    assert not errors and sorted(d.title for d in docs.values()) == TITLES
+
+
+def test_a_truncated_bare_event_is_reported(tmp_path):
+    """A VEVENT saved without VCALENDAR (icalendar's fuzzing corpus), cut inside the event (the
+    fuzzer's truncate): it was wrapped, closed by the wrapper's END:VCALENDAR and dropped whole,
+    without an error. Now the truncation is reported."""
+    bare = PUBLIC / "icalendar/src__icalendar__fuzzing__corpus__event_with_unicode_organizer.ics"
+    data = bare.read_bytes()
+    assert b"BEGIN:VCALENDAR" not in data and len(read(bare)[0]) == 1
+    (tmp_path / "cut.ics").write_bytes(data[: data.index(b"END:VEVENT") - 3])
+    docs, errors = read(tmp_path / "cut.ics")
+    assert not docs
+    assert [e.error for e in errors] == ["file ends before END:VCALENDAR (truncated?); complete events and tasks kept"]
+
+
+def test_components_the_parse_does_not_return_are_counted_and_reported(monkeypatch):
+    """The file-level accounting: every VEVENT/VTODO/VJOURNAL of the (mended) text is a record or a
+    ReadError. A component the parse loses for a reason no repair foresaw is reported for the file."""
+    real = calendar._parse
+
+    def losing_one(text):
+        calendars = real(text)
+        del calendars[0].subcomponents[1]
+        return calendars
+
+    monkeypatch.setattr(calendar, "_parse", losing_one)
+    docs, errors = read(PUBLIC / HOLIDAYS)
+    assert len(docs) == 2
+    assert [e.error for e in errors] == ["1 of 3 components could not be read (icalendar did not return them)"]

@@ -39,11 +39,24 @@ Traps handled:
   it); when the whole parse still fails (a VTIMEZONE with two TZID lines), each top-level
   component is parsed alone, the ones that fail are reported (``VTIMEZONE left out: …``) and the
   rest read. A broken VTIMEZONE of an IANA TZID is never needed: the IANA zone is used. An
-  undecodable or non-iCalendar file → ``ReadError`` for the file; a file cut off before
-  ``END:VCALENDAR`` → ``ReadError`` for the file, its complete events still read; an event with
-  an unparseable ``DTSTART`` → ``ReadError("{file}#{uid}")``; one without ``DTSTART`` (iTIP
-  replies and cancellations may leave it out) is a record without a time, unless it holds
-  nothing else to index.
+  undecodable, empty or non-iCalendar file → ``ReadError`` for the file; a file cut off before
+  ``END:VCALENDAR`` → ``ReadError`` for the file, its complete events still read (the one cut
+  off is left out); an event with an unparseable ``DTSTART`` → ``ReadError("{file}#{uid}")``;
+  one without ``DTSTART`` (iTIP replies and cancellations may leave it out) is a record without
+  a time, unless it holds nothing else to index.
+- Damaged structure (``structure``): icalendar pops the innermost component at any ``END`` and
+  returns only calendars it saw closed, so one missing or duplicated ``BEGIN:VEVENT``/``END:VEVENT``
+  line lost every event of the file without an error. Before parsing, one linear pass over the
+  lines mends the structure: a component still open where the next event, task, journal or
+  VTIMEZONE begins is closed there; an ``END`` of a component whose ``BEGIN`` is missing opens it
+  after the previous component (past the calendar's own ``VERSION`` … ``X-WR-*``); a repeated
+  ``BEGIN``, a stray ``END`` and a ``BEGIN``/``END`` line one character off (``BEGIN:VEVEFT``,
+  ``BEGIN;VEVENT``) are mended; components outside any ``VCALENDAR`` are wrapped in one.
+- Accounting per file: every ``VEVENT``, ``VTODO`` and ``VJOURNAL`` of the mended text is a
+  record or a ``ReadError`` (several copies of one UID are records too, kept once by the
+  deduplication below); a shortfall is a ``ReadError`` for the file ("1 of 3 components could not
+  be read (damaged structure: line 12: END:VEVENT missing)"), and a file with component lines
+  never reads as nothing without one.
 
 ``created_at`` is the event's start (the first occurrence for a series; all-day events at 00:00
 UTC), so ``--after/--before`` select events by when they happen, not when they were entered;
@@ -89,6 +102,7 @@ from ragbag.connectors._exports import export_files, read_exports, zip_members
 from ragbag.connectors._isolate import each_file, each_record, reason
 from ragbag.connectors._walk import follows_outside
 from ragbag.connectors.calendar.recurrence import describe, occurrences
+from ragbag.connectors.calendar.structure import RECORDS, structure
 from ragbag.connectors.calendar.times import (
     UNKNOWN_ZONE,
     as_utc,
@@ -106,7 +120,7 @@ from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_
 from ragbag.text.chunking import TokenCounter, prose_spans
 from ragbag.text.decode import decode
 from ragbag.text.extract import html_text
-from ragbag.text.unreadable import Unreadable, one_line
+from ragbag.text.unreadable import Unreadable
 
 NAME = "calendar"
 SCHEDULE = "0 */6 * * *"
@@ -114,8 +128,6 @@ _VERSION = "calendar-1"
 _EXTS = (".ics", ".ical", ".ifb", ".icalendar")
 _HTML = re.compile(r"<(br|p|div|a|b|i|u|ul|ol|li|span|html)\b[^>]*>", re.I)
 _UNTERMINATED = "file ends before END:VCALENDAR (truncated?); complete events and tasks kept"
-_COMPONENT = re.compile(r"^BEGIN:(VEVENT|VTODO|VJOURNAL)\s*$", re.I | re.M)
-_COMPONENT_END = re.compile(r"^END:(VEVENT|VTODO|VJOURNAL)[ \t]*\r?$", re.I | re.M)
 
 
 def read(
@@ -211,24 +223,42 @@ def _salvaged(text: str, uri: str) -> tuple[list, list[ReadError]]:
 
 
 def _calendar(data: bytes, uri: str, key: str, source: str):
-    """The events of one iCalendar file (or zip member) as (document, stamp) records."""
+    """The events of one iCalendar file (or zip member) as (document, stamp) records; then the
+    file's accounting: every event, task and journal its mended structure holds (see
+    ``structure``) is a record or a ReadError, and any shortfall is reported for the file."""
     text = decode(data)[0]
-    if "BEGIN:VCALENDAR" not in text.upper() and _COMPONENT.search(text):
-        # A bare component file (one VEVENT/VTODO saved on its own) is valid input: wrap it.
-        text = f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\n{text.strip()}\r\nEND:VCALENDAR\r\n"
-    truncated = not text.rstrip().upper().endswith("END:VCALENDAR")
-    if truncated:  # keep what precedes the last complete component (icalendar drops it all otherwise)
-        ends = list(_COMPONENT_END.finditer(text))
-        text = text[: ends[-1].end()] + "\r\nEND:VCALENDAR\r\n" if ends else text
+    shape = structure(text)
+    if not text.strip():  # a calendar file holds at least its VCALENDAR: this one was cut to nothing
+        raise Unreadable("empty file")
+    if not shape.structural:
+        raise Unreadable("not an iCalendar file: no BEGIN:VCALENDAR or component line")
+    left_out = 0  # components the per-component salvage reported
     try:
-        calendars = _parse(text)
-    except Exception as exc:  # noqa: BLE001 — one part may be at fault: read the rest
-        if "BEGIN:VCALENDAR" not in text.upper():
-            raise Unreadable(f"not an iCalendar file: {one_line(exc)}") from exc
-        calendars, left_out = _salvaged(text, uri)
-        yield from left_out
-    if truncated:
+        calendars = _parse(shape.text)
+    except Exception:  # noqa: BLE001 — one part may be at fault: read the rest
+        calendars, errors = _salvaged(shape.text, uri)
+        left_out = sum(e.error.split(" ", 1)[0].upper() in RECORDS for e in errors)
+        yield from errors
+    if shape.cut:
         yield ReadError(uri, _UNTERMINATED)
+    made = 0
+    for item in _records(calendars, uri, key, source):
+        made += 1
+        yield item
+    # A file with component lines never reads as nothing without a word, whatever its structure.
+    expected = max(shape.components, 1 if shape.seen and not shape.cut else 0)
+    if made + left_out < expected:
+        missing = expected - made - left_out
+        why = "; ".join(shape.repairs[:3]) + (f"; {len(shape.repairs) - 3} more" if len(shape.repairs) > 3 else "")
+        yield ReadError(
+            uri,
+            f"{missing} of {expected} components could not be read"
+            + (f" (damaged structure: {why})" if why else " (icalendar did not return them)"),
+        )
+
+
+def _records(calendars: list, uri: str, key: str, source: str):
+    """One record (or ReadError) per VEVENT, VTODO and VJOURNAL of ``calendars``."""
     stem = re.sub(r"\.(ics|ical|ifb|icalendar)$", "", key.rsplit("/", 1)[-1], flags=re.I)
     for cal in calendars:
         name = " ".join(str(cal.get("X-WR-CALNAME") or "").split()) or stem

@@ -62,6 +62,11 @@ _XWR_TODO = (
     "a floating VTODO DUE in a calendar with X-WR-TIMEZONE:US/Pacific: ragbag reads it in that zone,"
     " as for events; x_wr_timezone converts only events, so the reference reads it as UTC"
 )
+_MENDED = (
+    "the file's component structure is damaged (fuzzing test files of icalendar and libical: a BEGIN line one"
+    " character off, BEGIN:VEVENT\\r, stray END lines): icalendar drops the component or the whole calendar,"
+    " ragbag mends the structure line by line and reads the record"
+)
 EXPLAINED: dict[str, str] = {
     **{
         f"public/calendar/{name}": _STRICT
@@ -114,6 +119,10 @@ EXPLAINED: dict[str, str] = {
     "public/calendar/icalendar/src__icalendar__tests__events__rfc_9074_example_proximity.ics": _EMPTY,
     "public/calendar/icalendar/src__icalendar__tests__calendars__pr_480_summary_with_colon.ics": _TRUNCATED,
     "public/calendar/khal/tests__ics__tz_windows_format.ics": _BROKEN_VTIMEZONE,
+    "public/calendar/icalendar/src__icalendar__fuzzing__corpus__issue_100_transformed_doctests_into_unittests.ics": (
+        _MENDED
+    ),
+    "public/calendar/libical/test-data__issue251.ics": _MENDED,
     "public/calendar/node-ical/test__fixtures__vtodo-vfreebusy.ics": _XWR_TODO,
 }
 
