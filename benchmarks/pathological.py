@@ -24,12 +24,14 @@ import json
 import subprocess
 import sys
 import tempfile
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _meter import meter  # noqa: E402
+
+from tests.hostile_inputs import pdf_drawing_a_form  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,27 +63,7 @@ def _mbox_big(n: int) -> tuple[str, bytes]:
 
 
 def _pdf_forms(n: int) -> tuple[str, bytes]:
-    page = zlib.compress(b"q /F0 Do Q\n" * (n // 11))
-    form = b"BT /F1 12 Tf 72 712 Td (All work and no play makes Jack a dull boy.) Tj ET"
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
-        b" /Resources << /XObject << /F0 5 0 R >> /Font << /F1 6 0 R >> >> >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(page) + page + b"\nendstream",
-        b"<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 6 0 R >> >>"
-        b" /Length %d >>\nstream\n" % len(form) + form + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for k, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % k + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return "forms.pdf", bytes(out)
+    return "forms.pdf", pdf_drawing_a_form(n // 11)
 
 
 def _ics(events: list[bytes]) -> bytes:
