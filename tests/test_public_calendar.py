@@ -215,6 +215,34 @@ def test_one_event_in_two_copies_is_one_record_not_a_loss(tmp_path):
     assert not errors and sorted(d.title for d in docs.values()) == TITLES
 
 
+def test_an_override_that_lost_its_recurrence_id_is_reported(tmp_path):
+    """The fuzzer's delete_line (seed 11) on ical.js's moved occurrence: without its RECURRENCE-ID
+    the override reads as a second master of its UID, and keeping the newest copy replaced the
+    whole series by one event without a word. A series and a single event under one UID cannot
+    be revisions of each other: the copy that is lost is reported."""
+    name = "node-ical/test__fixtures__exchange_whole_day_moved_recurrence.ics"
+    intact, errors = read(PUBLIC / name)
+    assert not errors and "exchange-moved-recurrence/20260226" in intact
+    path = mutated(tmp_path, name, "RECURRENCE-ID;TZID=W. Europe Standard Time:20260226T000000\r\n", "")
+    docs, errors = read(path)
+    assert "exchange-moved-recurrence/20260226" not in docs
+    assert [e.error for e in errors] == [
+        "two different copies of one event: one copy is a series, the other a single event"
+        " (a RECURRENCE-ID missing?); the newest is kept"
+    ]
+
+
+def test_a_revision_with_a_higher_sequence_supersedes_without_an_error():
+    """Google's export holding a master twice, SEQUENCE 1 and 2 (python-recurring-ical-events
+    issue 163): a revision, not damage. The newer copy is the record, and nothing is reported."""
+    docs, errors = read(
+        PUBLIC
+        / "python-recurring-ical-events/recurring_ical_events__test__calendars__issue_163_deleted_modification.ics"
+    )
+    assert not errors
+    assert docs["111"].created_at == datetime(2024, 7, 29, tzinfo=UTC)
+
+
 def test_a_truncated_bare_event_is_reported(tmp_path):
     """A VEVENT saved without VCALENDAR (icalendar's fuzzing corpus), cut inside the event (the
     fuzzer's truncate): it was wrapped, closed by the wrapper's END:VCALENDAR and dropped whole,
@@ -231,14 +259,14 @@ def test_a_truncated_bare_event_is_reported(tmp_path):
 def test_components_the_parse_does_not_return_are_counted_and_reported(monkeypatch):
     """The file-level accounting: every VEVENT/VTODO/VJOURNAL of the (mended) text is a record or a
     ReadError. A component the parse loses for a reason no repair foresaw is reported for the file."""
-    real = calendar._parse
+    real = calendar.parse
 
     def losing_one(text):
         calendars = real(text)
         del calendars[0].subcomponents[1]
         return calendars
 
-    monkeypatch.setattr(calendar, "_parse", losing_one)
+    monkeypatch.setattr(calendar, "parse", losing_one)
     docs, errors = read(PUBLIC / HOLIDAYS)
     assert len(docs) == 2
     assert [e.error for e in errors] == ["1 of 3 components could not be read (icalendar did not return them)"]

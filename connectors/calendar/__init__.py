@@ -33,7 +33,7 @@ Traps handled:
 - HTML descriptions (Google) become text.
 - Bad input: each file (and zip member) is read inside ``_isolate.each_file`` and each event or
   task inside ``_isolate.each_record``: *any* exception is a ``ReadError`` for that file or
-  record, never a failed source. Every component is parsed error-tolerant (a property icalendar
+  record, never a failed source. Every component is parsed error-tolerant (``tolerant``: a property icalendar
   cannot parse — a VALARM's ``TRIGGER:PT-2H``, a VTIMEZONE's ``TZOFFSETFROM:+5744``, a broken
   ``DTSTAMP``, ``DURATION`` or ``RRULE`` — is kept as broken and fails only a record that needs
   it); when the whole parse still fails (a VTIMEZONE with two TZID lines), each top-level
@@ -44,19 +44,12 @@ Traps handled:
   off is left out); an event with an unparseable ``DTSTART`` → ``ReadError("{file}#{uid}")``;
   one without ``DTSTART`` (iTIP replies and cancellations may leave it out) is a record without
   a time, unless it holds nothing else to index.
-- Damaged structure (``structure``): icalendar pops the innermost component at any ``END`` and
-  returns only calendars it saw closed, so one missing or duplicated ``BEGIN:VEVENT``/``END:VEVENT``
-  line lost every event of the file without an error. Before parsing, one linear pass over the
-  lines mends the structure: a component still open where the next event, task, journal or
-  VTIMEZONE begins is closed there; an ``END`` of a component whose ``BEGIN`` is missing opens it
-  after the previous component (past the calendar's own ``VERSION`` … ``X-WR-*``); a repeated
-  ``BEGIN``, a stray ``END`` and a ``BEGIN``/``END`` line one character off (``BEGIN:VEVEFT``,
-  ``BEGIN;VEVENT``) are mended; components outside any ``VCALENDAR`` are wrapped in one.
-- Accounting per file: every ``VEVENT``, ``VTODO`` and ``VJOURNAL`` of the mended text is a
-  record or a ``ReadError`` (several copies of one UID are records too, kept once by the
-  deduplication below); a shortfall is a ``ReadError`` for the file ("1 of 3 components could not
-  be read (damaged structure: line 12: END:VEVENT missing)"), and a file with component lines
-  never reads as nothing without one.
+- Damaged structure: one linear pass over the lines mends missing, repeated and one-character-off
+  ``BEGIN``/``END`` lines before icalendar parses (see ``structure``), and every ``VEVENT``,
+  ``VTODO`` and ``VJOURNAL`` of the mended text is a record or a ``ReadError``: a shortfall is
+  reported for the file ("1 of 3 components could not be read (damaged structure: …)").
+- Several copies of one UID in a file are revisions (the newest kept, below) unless they cannot
+  be (see ``copies``): an override that lost its ``RECURRENCE-ID`` beside its series is reported.
 
 ``created_at`` is the event's start (the first occurrence for a series; all-day events at 00:00
 UTC), so ``--after/--before`` select events by when they happen, not when they were entered;
@@ -88,19 +81,17 @@ Left out: ``VFREEBUSY``, alarms, attachments, CalDAV servers, the macOS Calendar
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-import icalendar
 from icalendar.prop import vBroken
-from icalendar.timezone import tzp
 
 from ragbag.connectors._exports import export_files, read_exports, zip_members
-from ragbag.connectors._isolate import each_file, each_record, reason
+from ragbag.connectors._isolate import each_file, each_record
 from ragbag.connectors._walk import follows_outside
+from ragbag.connectors.calendar.copies import Copy, conflict, sequence_of
 from ragbag.connectors.calendar.recurrence import describe, occurrences
 from ragbag.connectors.calendar.structure import RECORDS, structure
 from ragbag.connectors.calendar.times import (
@@ -115,6 +106,7 @@ from ragbag.connectors.calendar.times import (
     stamp_of,
     zone_of,
 )
+from ragbag.connectors.calendar.tolerant import parse, salvaged
 from ragbag.connectors.calendar.values import address_of, as_list, as_str, person
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
 from ragbag.text.chunking import TokenCounter, prose_spans
@@ -162,66 +154,6 @@ def _read_file(file: Path, key: str, source: str):
     yield from each_file(uri, lambda: _calendar(file.read_bytes(), uri, key, source))
 
 
-class _Tolerant(icalendar.ComponentFactory):
-    """icalendar's components, each error-tolerant as its VEVENT already is: a property it
-    cannot parse (a VALARM's ``TRIGGER:PT-2H``, a VTIMEZONE's ``TZOFFSETFROM:+5744``, a VTODO's
-    bad ``DUE``) is kept as broken and listed in the component's ``errors`` instead of failing the
-    whole file; a record fails only if it uses the broken value (see ``times.broken``)."""
-
-    def add_component_class(self, cls: Any) -> None:
-        self[cls.name] = type(cls.__name__, (cls,), {"ignore_exceptions": True})
-
-
-class _Calendar(icalendar.Calendar):
-    _components_factory = _Tolerant()
-
-
-def _parse(text: str) -> list:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        # icalendar caches every VTIMEZONE it has parsed, process-wide, and resolves a TZID
-        # a later file leaves undefined from that cache: the same file would then read
-        # differently beside another. Each file starts from the IANA zones alone.
-        tzp.use_zoneinfo()
-        return _Calendar.from_ical(text, multiple=True)
-
-
-def _salvaged(text: str, uri: str) -> tuple[list, list[ReadError]]:
-    """The calendars of ``text`` without the top-level components that fail alone. icalendar
-    parses a file whole, and some failures are not a property's (a VTIMEZONE with two TZID lines
-    raises while icalendar caches the zone): then each component of each VCALENDAR is parsed on
-    its own, the ones that fail are reported (a VTIMEZONE's TZID is then resolved from the IANA
-    and Windows tables, like a TZID without one), and the rest parsed together."""
-    kept: list[str] = []
-    errors: list[ReadError] = []
-    block: list[str] = []
-    depth = base = 0
-    for line in text.splitlines(keepends=True):
-        head = line.rstrip("\r\n").upper()
-        if not block:
-            if head == "BEGIN:VCALENDAR" and depth == 0 or head == "END:VCALENDAR" and depth == 1:
-                depth = 1 - depth
-            elif head.startswith("BEGIN:"):  # a component: of a VCALENDAR, or one standing alone
-                block, base = [line], depth
-                depth += 1
-                continue
-            kept.append(line)  # VCALENDAR's own lines and properties
-            continue
-        block.append(line)
-        depth += head.startswith("BEGIN:") - head.startswith("END:")
-        if depth == base:  # the component is complete
-            part = "".join(block)
-            try:
-                _parse(f"BEGIN:VCALENDAR\r\n{part}END:VCALENDAR\r\n")
-            except Exception as exc:  # noqa: BLE001 — this component is reported, the rest read
-                name = block[0].strip()[len("BEGIN:") :]
-                errors.append(ReadError(f"{uri}#{name.lower()}{len(errors) + 1}", f"{name} left out: {reason(exc)}"))
-            else:
-                kept.append(part)
-            block = []
-    return _parse("".join(kept + block)), errors
-
-
 def _calendar(data: bytes, uri: str, key: str, source: str):
     """The events of one iCalendar file (or zip member) as (document, stamp) records; then the
     file's accounting: every event, task and journal its mended structure holds (see
@@ -234,9 +166,9 @@ def _calendar(data: bytes, uri: str, key: str, source: str):
         raise Unreadable("not an iCalendar file: no BEGIN:VCALENDAR or component line")
     left_out = 0  # components the per-component salvage reported
     try:
-        calendars = _parse(shape.text)
+        calendars = parse(shape.text)
     except Exception:  # noqa: BLE001 — one part may be at fault: read the rest
-        calendars, errors = _salvaged(shape.text, uri)
+        calendars, errors = salvaged(shape.text, uri)
         left_out = sum(e.error.split(" ", 1)[0].upper() in RECORDS for e in errors)
         yield from errors
     if shape.cut:
@@ -260,6 +192,7 @@ def _calendar(data: bytes, uri: str, key: str, source: str):
 def _records(calendars: list, uri: str, key: str, source: str):
     """One record (or ReadError) per VEVENT, VTODO and VJOURNAL of ``calendars``."""
     stem = re.sub(r"\.(ics|ical|ifb|icalendar)$", "", key.rsplit("/", 1)[-1], flags=re.I)
+    copies: dict[str, Copy] = {}  # native id → its first copy in the file (see ``copies``)
     for cal in calendars:
         name = " ".join(str(cal.get("X-WR-CALNAME") or "").split()) or stem
         floating = zone_of(str(cal.get("X-WR-TIMEZONE") or "")) or UTC
@@ -283,7 +216,16 @@ def _records(calendars: list, uri: str, key: str, source: str):
             uid = str(ev.get("UID") or "")
             args = (ev, uid, name, floating, changed.get(uid, {}), series.get(uid), uri, key, source)
             made = each_record(f"{uri}#{uid or index}", _event, *args)
-            yield made if isinstance(made, ReadError) else (_unique(made[0], uid, synthetic), made[1])
+            if isinstance(made, ReadError):
+                yield made
+                continue
+            doc = _unique(made[0], uid, synthetic)
+            copy = Copy(doc.text, sequence_of(ev), bool(doc.metadata.get("recurring")))
+            why = conflict(copies[doc.native_id], copy) if doc.native_id in copies else None
+            if why:
+                yield ReadError(f"{uri}#{uid}", f"two different copies of one event: {why}; the newest is kept")
+            copies.setdefault(doc.native_id, copy)
+            yield doc, made[1]
         for index, item in enumerate(cal.walk("VTODO") + cal.walk("VJOURNAL")):
             uid = str(item.get("UID") or "")
             made = each_record(

@@ -26,7 +26,6 @@ _SYNTHETIC = (
     " the rule now applies to assistant messages only.)"
 )
 EXPLAINED: dict[str, str] = {
-    "public/chatgpt/polylogue/polylogue__schemas__providers__chatgpt__representatives__sample-00.json": _SYNTHETIC,
     "public/chatgpt/polylogue/polylogue__schemas__providers__chatgpt__representatives__sample-01.json": _SYNTHETIC,
     "realworld/chatgpt/polylogue/native-conversation-v1.json": (
         "The reference keeps every user/assistant string part on the current path; ragbag leaves out"
