@@ -154,3 +154,23 @@ def test_a_markdown_title_of_a_million_spaces_reads_in_one_pass(tmp_path):
     script = "import sys; from ragbag.connectors import files; d = next(files.read(sys.argv[1], 's')); print(d.title)"
     done = subprocess.run([sys.executable, "-c", script, str(note)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "x", done.stderr[-500:]
+
+
+def test_the_markdown_title_scan_visits_each_line_once(monkeypatch):
+    """The count behind the test above: the title scan holds no regular expression and looks at
+    each line once, so its work is the text's length (doubling the lines doubles the visits)."""
+    from ragbag.text import markdown
+
+    assert "re" not in vars(markdown)
+    visits: list[int] = []
+    real = markdown._lines
+
+    def counting(text):
+        for line in real(text):
+            visits.append(len(line))
+            yield line
+
+    monkeypatch.setattr(markdown, "_lines", counting)
+    for n in (1000, 2000):
+        markdown.markdown_title("```\n" * n + " " * n + "\n")
+    assert len(visits) == 1002 + 2002
