@@ -243,6 +243,24 @@ def test_a_revision_with_a_higher_sequence_supersedes_without_an_error():
     assert docs["111"].created_at == datetime(2024, 7, 29, tzinfo=UTC)
 
 
+def test_a_structural_line_that_swallowed_the_next_lines_is_reported(tmp_path):
+    """The fuzzer's byte flips (seed 2) turned two line breaks of ical.js's component.ics into
+    other characters: ``END:VALARM`` ran into ``END:VEVENT`` and ``BEGIN:VEVENT``. The line was
+    mended to END:VALARM and the rest dropped, so the file held one event where it had two, and
+    the count of its components agreed: no error. A mend that drops text is now reported."""
+    source = Path(__file__).parent / "fixtures" / "realworld" / "calendar" / "ical.js" / "component.ics"
+    text = source.read_text()
+    assert len(read(source)[0]) == 2
+    (tmp_path / "component.ics").write_text(
+        text.replace("END:VALARM\nEND:VEVENT\nBEGIN:VEVENT", "END:VALARMEND:VEVENTBEGIN:VEVENT")
+    )
+    docs, errors = read(tmp_path / "component.ics")
+    assert len(docs) == 1
+    assert [e.error for e in errors] == [
+        "damaged structure, text left out: line 6: 'END:VEVENTBEGIN:VEVENT' after END:VALARM left out"
+    ]
+
+
 def test_a_truncated_bare_event_is_reported(tmp_path):
     """A VEVENT saved without VCALENDAR (icalendar's fuzzing corpus), cut inside the event (the
     fuzzer's truncate): it was wrapped, closed by the wrapper's END:VCALENDAR and dropped whole,

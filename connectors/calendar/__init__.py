@@ -173,6 +173,8 @@ def _calendar(data: bytes, uri: str, key: str, source: str):
         yield from errors
     if shape.cut:
         yield ReadError(uri, _UNTERMINATED)
+    if shape.lossy:
+        yield ReadError(uri, "damaged structure, text left out: " + "; ".join(shape.lossy[:3]))
     made = 0
     for item in _records(calendars, uri, key, source):
         made += 1

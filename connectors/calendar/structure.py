@@ -25,7 +25,10 @@ stack of open components and writes a text in which every component is closed wh
   out, and ``cut`` says so; so is a ``VCALENDAR`` opened by a line and never closed.
 
 ``components`` counts the events, tasks and journals of the mended text: the connector compares it
-with what the parse produced, and reports any shortfall for the file.
+with what the parse produced, and reports any shortfall for the file. A mend that drops text of
+the file (a ``BEGIN``/``END`` line that ran into the next lines when their line breaks were lost,
+``END:VALARMDND:VEVENTBEGIN:VEVENT``) is listed in ``lossy``, and the file reports it even when
+the count holds: what the dropped lines began may be gone.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ class Structure:
     cut: bool = False  # the text ends inside a calendar: truncated, the incomplete component left out
     structural: bool = False  # a BEGIN/END line of an iCalendar component (else: not an iCalendar text)
     seen: int = 0  # BEGIN/END lines of a VEVENT, VTODO or VJOURNAL in the text as it was
+    lossy: list[str] = field(default_factory=list)  # repairs that dropped text of the file
 
 
 @dataclass
@@ -202,8 +206,15 @@ def structure(text: str) -> Structure:
                 outside.append(raw)
         elif not _NAME.fullmatch(head[1]):  # BEGIN: cut after the colon, END:V" …: no component
             shape.repairs.append(f"line {number}: damaged line {pending[0].strip()[:40]!r} left out")
+            if ":" in head[1]:  # ``BEGIN:DAYLIGNIZER:0``: another line ran into it, and is gone
+                shape.lossy.append(shape.repairs[-1])
         else:
             word, name, damaged = head
+            written = pending[0].strip()[len(word) + 1 :].strip()
+            if len(written) > len(name) + 1:  # ``END:VALARMDND:VEVENT…``: line breaks lost, the rest with them
+                shape.lossy.append(
+                    f"line {number}: {written[len(name) : len(name) + 30]!r} after {word}:{name} left out"
+                )
             shape.structural |= _known(name) is not None  # a VCARD is no calendar
             shape.seen += name in RECORDS
             damaged = damaged or len(pending) > 1  # BEGIN:VEVENT folded onto a continuation line
