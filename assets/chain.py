@@ -18,7 +18,7 @@ import dagster as dg
 from ragbag.assets.dagster_internals import cron_string_iterator
 from ragbag.assets.pool import POOL
 from ragbag.assets.resources import RagbagHome
-from ragbag.build import checks, chunk, embed, graph_stage, ingest, publish
+from ragbag.build import checks, chunk, early, embed, graph_stage, ingest, publish
 from ragbag.core import leases
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
@@ -192,6 +192,7 @@ def connector_chain(
                 pending=embed.pending_path(h, s),
                 restore=graph_stage.was_compact(h, s),
                 in_graph=graph_stage.reusable_node_texts(h, s, home_model(h)),
+                early=early.early_publisher(st, h, s, home_model(h)),
             ),
             "Chunk vectors; only new content is embedded (cache keyed by model + hash).",
         ),

@@ -114,7 +114,7 @@ def materialize_source(home: Home, instance, name: str) -> dict[str, dict]:
 def build_in_process(home: Home, name: str) -> dict:
     """`ragbag build NAME` without Dagster: the stages in the order assets/chain.py runs them,
     in this process (fault tests interleave them with readers). Returns the publish report."""
-    from ragbag.build import chunk, embed, graph_stage, ingest, publish
+    from ragbag.build import chunk, early, embed, graph_stage, ingest, publish
     from ragbag.index.published import home_model
     from ragbag.index.store import Store
 
@@ -129,6 +129,7 @@ def build_in_process(home: Home, name: str) -> dict:
         pending=embed.pending_path(home, src),
         restore=graph_stage.was_compact(home, src),
         in_graph=graph_stage.reusable_node_texts(home, src, model),
+        early=early.early_publisher(store, home, src, model),
     )
     graph_stage.build_graph(store, home, src, model)
     return publish.publish(store, home, src, model)

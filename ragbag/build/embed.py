@@ -8,6 +8,7 @@ needs), so its new vectors wait in a pending file, owned here, until the graph s
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ def embed(
     pending: Path | None = None,
     restore: bool = False,
     in_graph: set[str] | None = None,
+    early: Callable[[int, int, Callable[[str], Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Embed chunks that have no vector for (model, content hash); reuse the cache first.
 
@@ -41,7 +43,9 @@ def embed(
     stage, and they stay out of the shared cache. A new chunk whose text already has a node in
     its graph (``in_graph``: content hashes) is not embedded at all: it will share that node.
     ``restore``: the source was compact and is fast now, so rows without a vector are embedded
-    again (from the cache where it can).
+    again (from the cache where it can). ``early``: told (embedded, to embed, a content hash's
+    vector so far) before the first batch and after each, to publish search early
+    (``ragbag.build.early``).
     """
     in_graph = in_graph if pending is not None and in_graph else set()
     chunks = store.rows("chunks", source.name, ["chunk_id", "content_hash"]).to_pydict()
@@ -59,6 +63,10 @@ def embed(
     keys = sorted({_cache_key(model, h) for _, h in todo})
     cached_tbl = store.lookup("embedding_cache", "key", keys, ["key", "vector"]).to_pydict()
     cache: dict[str, Any] = dict(zip(cached_tbl["key"], cached_tbl["vector"]))
+    # A compact source's vectors stay out of the shared cache; those a killed build of it left
+    # in its pending file are as good as cached.
+    for (_, h), v in read_pending(pending).items():
+        cache.setdefault(_cache_key(model, h), v)
     first: dict[str, str] = {}  # a chunk of each text to embed: only those texts are fetched
     for cid, h in todo:
         if _cache_key(model, h) not in cache and h not in in_graph:
@@ -79,6 +87,13 @@ def embed(
     fresh: dict[str, Any] = {}  # float32 rows: a list of Python floats would take 8× the memory
     encoder = embedding.prepare_passage_encoder(model) if texts else ""
     progress.report("embed", source.name, 0, len(texts))
+
+    def vector_of(h: str) -> Any:
+        return fresh[h] if h in fresh else cache.get(_cache_key(model, h))
+
+    if early is not None:
+        early(0, len(texts), vector_of)
+    flush_at = batch_size
     for start in range(0, len(texts), batch_size):
         vecs = embedding.encode_passages(texts[start : start + batch_size], model, total_tokens=total)
         batch = dict(zip(hashes[start : start + batch_size], vecs))
@@ -88,7 +103,13 @@ def embed(
                 "embedding_cache",
                 pa.table({"key": [_cache_key(model, h) for h in batch], "vector": vecs.tolist()}),
             )
+        elif len(fresh) >= flush_at:  # kept for a build that is killed: doubling, so linear in all
+            kept = [(c, h) for c, h in todo if h in fresh]
+            add_pending(pending, kept, [fresh[h] for _, h in kept])
+            flush_at = 2 * len(fresh)
         progress.report("embed", source.name, min(start + batch_size, len(texts)), len(texts))
+        if early is not None:
+            early(min(start + batch_size, len(texts)), len(texts), vector_of)
     for h, v in fresh.items():
         cache[_cache_key(model, h)] = v
 

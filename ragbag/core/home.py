@@ -22,13 +22,14 @@ from ragbag.core import private
 from ragbag.core.errors import RagbagError
 from ragbag.core.private import clear_stale_temporaries, tighten, write_private
 from ragbag.core.settings import (
+    EARLY_PUBLISH,
     HISTORY_DAYS,
     HISTORY_VERSIONS,
     KEEP_VERSIONS,
     check,
-    history_limit,
     is_object_store,
     retention,
+    whole_number,
 )
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -159,6 +160,11 @@ class Home:
         return self.root / "dagster"
 
     @property
+    def early_publish(self) -> int:
+        value = self.get_config("build.early_publish")
+        return EARLY_PUBLISH if value is None else whole_number("build.early_publish", value)
+
+    @property
     def keep_versions(self) -> timedelta:
         return retention(str(self.get_config("storage.keep_versions") or KEEP_VERSIONS))
 
@@ -170,7 +176,7 @@ class Home:
             value = source.history.get(key)
             if value is None:
                 value = self.get_config(f"history.{key}")
-            rule.append(default if value is None else history_limit(f"history.{key}", value))
+            rule.append(default if value is None else whole_number(f"history.{key}", value))
         return rule[0], rule[1]
 
     def index_dir(self, connector: str, source: str) -> Path:
@@ -252,7 +258,7 @@ class Home:
             raise RagbagError(
                 f"a source named {name!r} already exists ({current[name].connector}: {current[name].path})"
             )
-        history = {k: history_limit(f"history.{k}", v) for k, v in (history or {}).items() if v is not None}
+        history = {k: whole_number(f"history.{k}", v) for k, v in (history or {}).items() if v is not None}
         src = Source(name, connector, path, options or {}, history)
         current[name] = src
         self._write_sources(current)

@@ -35,6 +35,7 @@ SETTABLE = {
     "storage.keep_versions",
     "history.versions",
     "history.days",
+    "build.early_publish",
 }
 # Superseded table versions stay this long by default: a search that loaded an index just before
 # a publish still reads the versions it pinned (published versions stay regardless).
@@ -44,6 +45,9 @@ KEEP_VERSIONS = "1h"
 # many days. 0 versions keeps no history; per source with ``ragbag add --history-versions/-days``.
 HISTORY_VERSIONS = 5
 HISTORY_DAYS = 180
+# A first build with at least this many passages to embed publishes keyword search before it
+# embeds, then vectors in slices as they come (see ``ragbag.build.early``); 0 never does.
+EARLY_PUBLISH = 2000
 
 
 def graph_budget(value: str) -> float:
@@ -126,13 +130,13 @@ def check(key: str, value: str) -> str:
         return lance_location(value)
     if key == "storage.keep_versions":
         retention(value)
-    if key.startswith("history."):
-        return str(history_limit(key, value))
+    if key.startswith("history.") or key == "build.early_publish":
+        return str(whole_number(key, value))
     return value
 
 
-def history_limit(key: str, value: Any) -> int:
-    """``history.versions`` / ``history.days``: a whole number, 0 or more."""
+def whole_number(key: str, value: Any) -> int:
+    """``history.versions``, ``history.days``, ``build.early_publish``: a whole number, 0 or more."""
     try:
         n = int(str(value).strip())
     except ValueError:

@@ -320,6 +320,8 @@ def _vector_top(
                 cands.extend((i, int(r), float(sc)) for r, sc in pairs)
                 continue
         else:
+            if s.embedded is not None:  # an early version: rows not embedded yet are no vector hits
+                mask = s.embedded if mask is None else mask & s.embedded
             cands.extend(_top([s.vectors @ qv if len(s.vectors) else np.zeros(0)], [mask], n, positive=False, index=i))
             continue
         cands.extend((i, int(j), float(sc)) for j, sc in zip(ids, scores))

@@ -62,6 +62,8 @@ class Snapshot:
     valid_to: np.ndarray = field(default_factory=lambda: np.zeros(0, "datetime64[us]"))
     past: bool = False
     all_rows: dict[str, list[int]] = field(default_factory=dict)
+    # An early version (``ragbag.build.early``): the rows with a vector so far; None when all have.
+    embedded: np.ndarray | None = None
     _words: dict[int, frozenset[str]] = field(default_factory=dict)
     _indexed: dict[str, tuple[str, str]] | None = None
     _store: Store | None = None
@@ -210,6 +212,7 @@ def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict
         valid_to,
         not bool(current.all()),
         all_rows,
+        embedded=np.any(vectors != 0, axis=1) if "embedding" in manifest else None,
         _store=store,
     )
 

@@ -27,6 +27,7 @@ FIELDS = (
     "last_build",
     "documents",
     "chunks",
+    "embedding",
     "model",
     "profile",
     "graph_bytes",
@@ -58,6 +59,8 @@ def status(home: Home, source: Source, fields: Iterable[str] = FIELDS) -> dict[s
         "last_build": manifest.get("built_at"),
         "documents": manifest.get("documents", 0),
         "chunks": manifest.get("chunks", 0),
+        # A first build still embedding (``ragbag.build.early``): embedded, to_embed, eta_seconds.
+        "embedding": manifest.get("embedding"),
         "model": manifest.get("model"),
         "profile": graph.get("profile"),
         "graph_bytes": graph.get("bytes"),
@@ -69,6 +72,26 @@ def status(home: Home, source: Source, fields: Iterable[str] = FIELDS) -> dict[s
         index = home.index_dir(source.connector, source.name)
         row["bytes"] = (dir_bytes(index) if index.exists() else 0) + row["store_bytes"]
     return {key: row[key] for key in fields}
+
+
+def embedding_note(progress: dict[str, Any] | None) -> str:
+    """A status row's ``embedding`` in words, as the CLI and the search page say it ("" when the
+    index is complete)."""
+    if not progress:
+        return ""
+    embedded, total = progress.get("done", progress.get("embedded", 0)), progress.get("to_embed", 0)
+    eta = progress.get("eta_seconds")
+    left = "" if eta is None else f", about {_duration(eta)} left"
+    return f"still embedding: {embedded:,} of {total:,} passages{left}; keyword search covers all"
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 1:
+        return "a minute"
+    if minutes < 90:
+        return f"{minutes} min"
+    return f"{minutes / 60:.1f} h"
 
 
 def statuses(home: Home, name: str | None = None, fields: Iterable[str] = FIELDS) -> list[dict[str, Any]]:

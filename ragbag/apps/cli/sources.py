@@ -160,6 +160,10 @@ def status(
         con.print(f"[bold]{r['source']}[/] ({r['connector']}) {r['path']}")
         for key in ("built", "last_build", "documents", "chunks", "model", "bytes", "path_exists"):
             con.print(f"  {key}: {r[key]}")
+        if r["embedding"]:
+            from ragbag.search.sources import embedding_note
+
+            con.print(f"  [yellow]{embedding_note(r['embedding'])}[/]")
         if r["damaged"]:
             from rich.markup import escape
 

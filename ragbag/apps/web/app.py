@@ -37,7 +37,7 @@ from ragbag.core.home import Home
 
 STATIC = Path(__file__).with_name("static")
 MAX_BODY = 64 * 1024
-LIST_FIELDS = ("source", "connector", "path", "built", "damaged", "last_build", "documents", "chunks")
+LIST_FIELDS = ("source", "connector", "path", "built", "damaged", "last_build", "documents", "chunks", "embedding")
 
 
 class NotThere(RagbagError):

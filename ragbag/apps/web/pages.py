@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ragbag.search.request import MODES
+from ragbag.search.sources import embedding_note
 
 NAV = (("/", "search", "Search"), ("/ask", "ask", "Ask"), ("/status", "status", "Status"))
 MODE_HELP = {
@@ -149,6 +150,8 @@ def status_page(rows: Iterable[Mapping[str, Any]], dagster_url: str) -> str:
         partition = urlencode({"view": "partitions", "partition": name})
         dagster = f"{dagster_url.rstrip('/')}/assets/{esc(connector)}/bm25?{esc(partition)}"
         why = f"<br><small>{esc(r['damaged'])}</small>" if r.get("damaged") else ""
+        if r.get("embedding"):
+            why += f'<br><small class="embedding">{esc(embedding_note(r["embedding"]))}</small>'
         body_rows.append(
             f'<tr data-source="{esc(name)}">'
             f'<th scope="row">{esc(name)}</th><td>{esc(connector)}</td><td class="path">{esc(r.get("path") or "")}</td>'
