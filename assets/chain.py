@@ -193,6 +193,7 @@ def connector_chain(
                 restore=graph_stage.was_compact(h, s),
                 in_graph=graph_stage.reusable_node_texts(h, s, home_model(h)),
                 early=early.early_publisher(st, h, s, home_model(h)),
+                cluster=h.embed_cluster,
             ),
             "Chunk vectors; only new content is embedded (cache keyed by model + hash).",
         ),

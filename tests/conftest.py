@@ -130,6 +130,7 @@ def build_in_process(home: Home, name: str) -> dict:
         restore=graph_stage.was_compact(home, src),
         in_graph=graph_stage.reusable_node_texts(home, src, model),
         early=early.early_publisher(store, home, src, model),
+        cluster=home.embed_cluster,
     )
     graph_stage.build_graph(store, home, src, model)
     return publish.publish(store, home, src, model)

@@ -8,13 +8,14 @@ needs), so its new vectors wait in a pending file, owned here, until the graph s
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
+from ragbag.build import shards
 from ragbag.build.graph_config import graph_profile
 from ragbag.build.preview import ROWS as PREVIEW_ROWS
 from ragbag.build.preview import preview
@@ -35,6 +36,7 @@ def embed(
     restore: bool = False,
     in_graph: set[str] | None = None,
     early: Callable[[int, int, Callable[[str], Any]], None] | None = None,
+    cluster: str = "",
 ) -> dict[str, Any]:
     """Embed chunks that have no vector for (model, content hash); reuse the cache first.
 
@@ -45,7 +47,8 @@ def embed(
     ``restore``: the source was compact and is fast now, so rows without a vector are embedded
     again (from the cache where it can). ``early``: told (embedded, to embed, a content hash's
     vector so far) before the first batch and after each, to publish search early
-    (``ragbag.build.early``).
+    (``ragbag.build.early``). ``cluster``: the home's ``build.embed_cluster``, to encode the
+    texts in shards on a Dask cluster (``ragbag.build.shards``); "" encodes here.
     """
     in_graph = in_graph if pending is not None and in_graph else set()
     chunks = store.rows("chunks", source.name, ["chunk_id", "content_hash"]).to_pydict()
@@ -94,9 +97,10 @@ def embed(
     if early is not None:
         early(0, len(texts), vector_of)
     flush_at = batch_size
-    for start in range(0, len(texts), batch_size):
-        vecs = embedding.encode_passages(texts[start : start + batch_size], model, total_tokens=total)
-        batch = dict(zip(hashes[start : start + batch_size], vecs))
+    workers: set[str] = set()
+    for start, vecs, worker in _encoded(texts, model, batch_size, total, cluster):
+        workers.add(worker)
+        batch = dict(zip(hashes[start : start + len(vecs)], vecs))
         fresh.update(batch)
         if pending is None:
             store.add(
@@ -107,9 +111,9 @@ def embed(
             kept = [(c, h) for c, h in todo if h in fresh]
             add_pending(pending, kept, [fresh[h] for _, h in kept])
             flush_at = 2 * len(fresh)
-        progress.report("embed", source.name, min(start + batch_size, len(texts)), len(texts))
+        progress.report("embed", source.name, len(fresh), len(texts))
         if early is not None:
-            early(min(start + batch_size, len(texts)), len(texts), vector_of)
+            early(len(fresh), len(texts), vector_of)
     for h, v in fresh.items():
         cache[_cache_key(model, h)] = v
 
@@ -143,9 +147,23 @@ def embed(
         "model": model,
         "dim": embedding.spec(model).dim,
         "encoder": encoder,
+        "embed_workers": len(workers - {""}),
         "preview": preview([("", cid, text_of.get(cid, "")) for cid in shown]),
         "table_version": store.table("embeddings").version,
     }
+
+
+def _encoded(
+    texts: list[str], model: str, batch_size: int, total: int, cluster: str
+) -> Iterator[tuple[int, np.ndarray, str]]:
+    """(start, vectors, worker) per batch of ``texts``: here in order ("" for the worker), or on
+    the cluster in shards as they finish."""
+    if not cluster or not texts:
+        for start in range(0, len(texts), batch_size):
+            yield start, embedding.encode_passages(texts[start : start + batch_size], model, total_tokens=total), ""
+        return
+    with shards.client(cluster) as client:
+        yield from shards.encode(texts, model, client)
 
 
 def _cache_key(model: str, content_hash: str) -> str:

@@ -27,6 +27,7 @@ from ragbag.core.settings import (
     HISTORY_VERSIONS,
     KEEP_VERSIONS,
     check,
+    embed_cluster,
     is_object_store,
     retention,
     whole_number,
@@ -163,6 +164,12 @@ class Home:
     def early_publish(self) -> int:
         value = self.get_config("build.early_publish")
         return EARLY_PUBLISH if value is None else whole_number("build.early_publish", value)
+
+    @property
+    def embed_cluster(self) -> str:
+        """Where the embed stage encodes: "" (in its own process), ``local:N`` or a Dask
+        scheduler's address (``ragbag.build.shards``)."""
+        return embed_cluster(str(self.get_config("build.embed_cluster") or ""))
 
     @property
     def keep_versions(self) -> timedelta:

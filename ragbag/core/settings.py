@@ -36,6 +36,7 @@ SETTABLE = {
     "history.versions",
     "history.days",
     "build.early_publish",
+    "build.embed_cluster",
 }
 # Superseded table versions stay this long by default: a search that loaded an index just before
 # a publish still reads the versions it pinned (published versions stay regardless).
@@ -132,7 +133,24 @@ def check(key: str, value: str) -> str:
         retention(value)
     if key.startswith("history.") or key == "build.early_publish":
         return str(whole_number(key, value))
+    if key == "build.embed_cluster":
+        return embed_cluster(value)
     return value
+
+
+def embed_cluster(value: str) -> str:
+    """``build.embed_cluster``: ``local:N`` (N Dask workers on this machine), a scheduler's
+    address ``tcp://HOST:PORT``, or "" (the embed stage encodes itself)."""
+    value = value.strip()
+    if not value:
+        return ""
+    if value.startswith("local:"):
+        n = value.removeprefix("local:")
+        if n.isdigit() and 1 <= int(n) <= 256:
+            return f"local:{int(n)}"
+    elif value.startswith(("tcp://", "tls://")) and len(value) > len("tcp://"):
+        return value
+    raise RagbagError(f"build.embed_cluster {value!r}: local:N (N workers here) or a scheduler address tcp://HOST:PORT")
 
 
 def whole_number(key: str, value: Any) -> int:
