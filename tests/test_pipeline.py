@@ -74,6 +74,12 @@ def test_unchanged_rebuild_embeds_nothing_and_edits_embed_only_changes(built, ho
     assert again["chunks"]["new_chunks"] == 0
     assert again["bm25"]["unchanged"] is True and first["bm25"]["unchanged"] is False
 
+    # A clean run stores no log lines: each is an event written to the instance, a cost every
+    # step of every refresh pays (the lock's wait is in the materialisation's metadata instead).
+    run = instance.get_runs(limit=1)[0]
+    assert [e.user_message for e in instance.all_logs(run.run_id) if e.dagster_event is None] == []
+    assert again["bm25"]["writers_lock"]["waited_s"] >= 0
+
     # One file edited: only its changed chunk is embedded again.
     (docs / "kitchen.md").write_text(CORPUS["kitchen.md"] + "\n## Tools\n\nAn adjustable wrench and plumber's tape.\n")
     edited = materialize_source(home, instance, "notes")

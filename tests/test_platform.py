@@ -159,17 +159,14 @@ def test_two_sources_of_one_connector_build_at_once_into_one_home(home, tmp_path
 
     instance = dg.DagsterInstance.from_config(str(home.dagster_home))
     try:
-        # Each step writes only while it holds the writers' lock: the spans between its "taken"
-        # and "released" messages (both logged inside the lock) never overlap across the runs.
+        # Each step writes only while it holds the writers' lock: the span its materialisation
+        # records (``writers_lock``, taken inside the lock) never overlaps another run's.
         # Dagster's STEP_START/STEP_SUCCESS spans may: its SQLite slot claim can race.
         spans = []
         for run in instance.get_runs():
-            taken = {}
-            for e in instance.all_logs(run.run_id):
-                if e.user_message.startswith("writers' lock taken"):
-                    taken[e.step_key] = e.timestamp
-                elif e.user_message.startswith("writers' lock released"):
-                    spans.append((taken.pop(e.step_key), e.timestamp, run.run_id, e.step_key))
+            for e in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION):
+                lock = e.dagster_event.event_specific_data.materialization.metadata["writers_lock"].value
+                spans.append((lock["from"], lock["to"], run.run_id, e.step_key))
         assert len(spans) == 2 * len(STAGES)
         spans.sort()
         for (_s1, e1, r1, k1), (s2, _e2, r2, k2) in zip(spans, spans[1:]):

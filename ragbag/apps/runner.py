@@ -258,13 +258,21 @@ def _warnings(src: Source, success: bool, docs: dict[str, Any]) -> list[str]:
 @contextmanager
 def _progress_bars() -> Iterator[progress.Listener]:
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     bars = Progress(
         TextColumn("{task.description:<28}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TimeRemainingColumn(),
         console=Console(stderr=True),
         transient=False,
     )
