@@ -38,8 +38,9 @@ from ragbag.index import bm25, published
 from ragbag.index.store import Store, lit
 from ragbag.models import embedding
 
-# The embedded count of the first slice with vectors; each later slice holds at least twice the last.
-FIRST_SLICE = 512
+# The embedded count of the first slice with vectors (one encoder batch of the embed stage): a
+# vector hit as soon as there can be one; each later slice holds at least twice the last.
+FIRST_SLICE = 128
 _LINKED = frozenset({published.ROWS, published.CHUNK_IDS})
 
 VectorOf = Callable[[str], Any]  # a content hash → its vector, or None while not embedded
