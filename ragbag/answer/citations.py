@@ -148,18 +148,3 @@ def lookup(home: Home, cid: str) -> dict[str, Any] | None:
                     "valid_to": iso(r.get("valid_to")),  # set: the passage of an earlier version
                 }
     return None
-
-
-def sources_text(citations: list[dict[str, Any]]) -> str:
-    """The "Sources:" list printed under an answer ("" when nothing is cited)."""
-    if not citations:
-        return ""
-    lines = ["\nSources:\n"]
-    for c in citations:
-        date = f" — {str(c['date'])[:10]}" if c.get("date") else ""
-        page = f" p.{c['page']}" if c.get("page") else ""
-        lines.append(
-            f"  {marker(c['citation'])} {c.get('title') or '(untitled)'}{page} — {c['source']} — "
-            f"{c.get('uri') or ''}{date}\n"
-        )
-    return "".join(lines)

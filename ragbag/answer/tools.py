@@ -441,9 +441,9 @@ def _name_matches(m: dict[str, Any], name: str) -> bool:
     low = name.lower()
     uri, path = m.get("uri") or "", m.get("path") or ""
     base = PurePath(path or uri.split("://", 1)[-1]).name.lower()
-    if any(ch in name for ch in "*?["):
-        return fnmatch.fnmatch(base, low) or fnmatch.fnmatch(path.lower(), low) or fnmatch.fnmatch(uri.lower(), low)
-    return low in (base, path.lower(), uri.lower(), (m.get("title") or "").lower())
+    if low in (base, path.lower(), uri.lower(), (m.get("title") or "").lower()):
+        return True  # as written first: `notes [old]/plan.md` names itself, not a pattern
+    return any(ch in name for ch in "*?[") and any(fnmatch.fnmatch(s, low) for s in (base, path.lower(), uri.lower()))
 
 
 def _doc_public(m: dict[str, Any]) -> dict[str, Any]:

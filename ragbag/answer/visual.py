@@ -20,6 +20,7 @@ import base64
 import html
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -149,16 +150,20 @@ class View:
             f'<pre>{esc(before)}<mark id="cited">{esc(cited)}</mark>{esc(after)}</pre>\n</body></html>\n'
         )
 
-    def terminal(self, ansi: bool) -> str:
+    def terminal(self, ansi: bool, text: Callable[[str], str] = str, label: Callable[[str], str] = str) -> str:
         """The passage inside its section, for a terminal: coloured when ``ansi``, else between
-        ``»`` and ``«``."""
+        ``»`` and ``«``. ``text`` maps the document's text and ``label`` its title, source and
+        uri before they are put between this view's own colour codes: the CLI passes its
+        sanitiser (``ragbag.apps.cli.safe_text``), so the document's own codes never reach the
+        screen while the marking still does."""
         s = self._section()
-        before, cited, after = (self._readable(part, s, at) for part, at in _parts(s))
+        before, cited, after = (text(self._readable(part, s, at)) for part, at in _parts(s))
         if ansi:  # coloured line by line, so a line break does not carry the colour across the screen
             marked = "\n".join(f"{ANSI_MARK}{line}{ANSI_RESET}" if line else "" for line in cited.split("\n"))
         else:
             marked = f"{OPEN}{cited}{CLOSE}"
-        head = f"[c:{self.citation}] {self.title or '(untitled)'} — {self.source} — {self.uri}{_page_note(self)}"
+        where = f"{label(self.title or '(untitled)')} — {label(self.source)} — {label(self.uri)}"
+        head = f"[c:{self.citation}] {where}{_page_note(self)}"
         rule = "─" * min(len(head), 80)
         return f"{head}\n{rule}\n{before}{marked}{after}\n"
 

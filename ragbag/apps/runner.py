@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -88,13 +89,17 @@ def run_builds(home: Home, sources: list[Source], show_progress: bool, force: bo
 
 
 def _run(home: Home, instance, sources: list[Source], show_progress: bool) -> list[dict[str, Any]]:
+    from ragbag.apps.cli.safe_text import Stream
     from ragbag.assets.chain import job_name
     from ragbag.pipelines.definitions import defs
 
     sync_partitions(home, add=sources)
     reports = []
     with reaping(home), _progress_bars() if show_progress else nullcontext(None) as listener:
-        with progress.listening(listener) if listener else nullcontext():
+        # Dagster echoes the stages' warnings (file names of skipped records) to stderr: shown,
+        # never obeyed. Inside the bars, which draw on the stderr they were made with.
+        echo = contextlib.redirect_stderr(Stream(sys.stderr))
+        with echo, progress.listening(listener) if listener else nullcontext():
             for src in sources:
                 started = time.time()
                 job = defs.resolve_job_def(job_name(src.connector))
@@ -273,7 +278,7 @@ def _progress_bars() -> Iterator[progress.Listener]:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
+        console=Console(stderr=True, file=sys.stderr),  # the terminal, not a later redirect
         transient=False,
     )
     tasks: dict[tuple[str, str], Any] = {}

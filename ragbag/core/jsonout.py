@@ -5,6 +5,12 @@ pandas frame turns every missing score into NaN, so the leak is easy to reintrod
 JSON ragbag emits goes through ``dumps`` here, which maps NaN/±Infinity (and pandas' NaT/NA)
 to ``null`` and then serialises with ``allow_nan=False``, so a stray non-finite value is a
 loud error in tests rather than a silently invalid document for a user.
+
+JSON printed to a terminal must not drive it either (``ragbag search --json`` of a document
+whose title holds escape sequences): ``json`` escapes C0 controls itself but, with non-ASCII kept
+readable, writes DEL, the C1 controls and the bidi overrides raw (``ragbag.core.controls``).
+``dumps`` writes those as ``\\uXXXX`` too: the same string to every parser, no control byte on
+the screen.
 """
 
 from __future__ import annotations
@@ -13,6 +19,12 @@ import datetime as _dt
 import json
 import math
 from typing import Any
+
+from ragbag.core import controls
+
+# ``json`` escapes the C0 controls in strings itself (a raw newline is its indentation); the
+# rest are only ever inside a string, where a \u escape means the same character.
+_ESCAPES = {c: f"\\u{c:04x}" for c in controls.codes() if c > 0x1F}
 
 
 def clean(value: Any) -> Any:
@@ -50,5 +62,6 @@ def records(frame) -> list[dict[str, Any]]:
 
 
 def dumps(value: Any, indent: int | None = None) -> str:
-    """Strict JSON text (no NaN/Infinity ever), non-ASCII kept readable."""
-    return json.dumps(clean(value), indent=indent, ensure_ascii=False, allow_nan=False)
+    """Strict JSON text (no NaN/Infinity ever), non-ASCII kept readable but no control character raw."""
+    text = json.dumps(clean(value), indent=indent, ensure_ascii=False, allow_nan=False)
+    return text.translate(_ESCAPES)

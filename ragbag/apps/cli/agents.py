@@ -12,6 +12,7 @@ from typing import Any
 import typer
 
 from ragbag.apps.cli.options import FILTER_OPTIONS, with_filters
+from ragbag.apps.cli.safe_text import block, line
 from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
@@ -30,9 +31,9 @@ def _provider(home: Home, name, model, base_url):
 
 
 def _print_sources(cited: list[dict[str, Any]]) -> None:
-    from ragbag.answer import citations
+    from ragbag.apps.cli.render import sources_text
 
-    sys.stdout.write(citations.sources_text(cited))
+    sys.stdout.write(sources_text(cited))
     sys.stdout.flush()
 
 
@@ -70,7 +71,7 @@ def ask(
             return engine.ask(q, provider, home, history=history, **options)
 
         def write(text: str) -> None:
-            sys.stdout.write(text)
+            sys.stdout.write(block(text))  # the passages' own text, streamed
             sys.stdout.flush()
 
         a = engine.ask(q, provider, home, history=history, on_text=write, **options)
@@ -87,7 +88,7 @@ def ask(
             print(jsonout.dumps(a.as_json(), indent=2))
         return
     history: list[tuple[str, str]] = []
-    sys.stderr.write(f"ragbag ask ({provider.label}) — empty line or Ctrl-D to quit\n")
+    sys.stderr.write(f"ragbag ask ({line(provider.label)}) — empty line or Ctrl-D to quit\n")
     pending = question
     while True:
         if pending is None:
@@ -104,7 +105,7 @@ def ask(
                 history.append((pending, a.answer))
                 del history[:-6]  # the last few turns are enough context
         except RagbagError as e:
-            sys.stderr.write(f"ragbag: error: {e}\n")
+            sys.stderr.write(f"ragbag: error: {line(e)}\n")
         pending = None
 
 
@@ -133,8 +134,8 @@ def react(
         print(jsonout.dumps(result.as_json(), indent=2))
         return
     if result.forced:
-        sys.stderr.write(f"(answer forced: {result.forced})\n")
-    sys.stdout.write(result.answer + "\n")
+        sys.stderr.write(f"(answer forced: {line(result.forced)})\n")
+    sys.stdout.write(block(result.answer) + "\n")
     _print_sources(result.citations)
     if result.unresolved:
         sys.stdout.write(f"  (unknown citations: {', '.join('c:' + c for c in result.unresolved)})\n")
@@ -158,7 +159,7 @@ def _tracer():
             return  # printed on stdout
         if kind == "observation" and len(text) > 600:
             text = text[:600] + f"… ({len(text)} chars)"
-        con.print(Text(f"{kind:>11}: ", style="bold").append(text, style=styles.get(kind, "")))
+        con.print(Text(f"{kind:>11}: ", style="bold").append(block(text), style=styles.get(kind, "")))
 
     return show
 

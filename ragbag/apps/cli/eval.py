@@ -6,6 +6,7 @@ from __future__ import annotations
 import typer
 
 from ragbag.apps.cli.console import console
+from ragbag.apps.cli.safe_text import markup
 from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
@@ -64,7 +65,7 @@ def eval_cmd(
                 "MRR@10",
                 "nDCG@10",
                 "quiet",
-                title=f"{result['dataset']} ({m}): {result['documents']} docs in {result['sources']} "
+                title=f"{markup(result['dataset'])} ({m}): {result['documents']} docs in {result['sources']} "
                 f"sources, {result['queries']} queries, {result['model']}, {r['ms_per_query']} ms/query",
             )
             for kind, row in r["kinds"].items():
@@ -80,7 +81,8 @@ def eval_cmd(
         "mode",
         *evaluate.MEASURES,
         "ms/query",
-        title=f"{result['dataset']}: {result['documents']} docs, {result['queries']} queries, {result['model']}",
+        title=f"{markup(result['dataset'])}: {result['documents']} docs, {result['queries']} queries, "
+        f"{result['model']}",
     )
     for m, r in result["modes"].items():
         table.add_row(m, *(f"{r[x]:.4f}" for x in evaluate.MEASURES), f"{r['ms_per_query']:.1f}")

@@ -18,6 +18,7 @@ import typer
 
 from ragbag.apps.cli import agents, search, serve, settings, show, sources, versions
 from ragbag.apps.cli import eval as evaluation
+from ragbag.apps.cli.safe_text import line
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.private import private_process
@@ -62,7 +63,7 @@ def main() -> None:
 
 
 def _fail(message: str) -> None:
-    print(f"ragbag: error: {message}", file=sys.stderr)
+    print(f"ragbag: error: {line(message)}", file=sys.stderr)  # messages name paths, titles, typed values
     sys.exit(2)
 
 

@@ -1,4 +1,5 @@
-"""Terminal rendering of search hits: rank, score, where it came from, a highlighted snippet."""
+"""Terminal rendering of search hits and answers' sources: rank, score, where it came from, a
+highlighted snippet. Every document-derived string passes through ``safe_text`` first."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from ragbag.answer.citations import marker
+from ragbag.apps.cli.safe_text import line
 from ragbag.index import bm25
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -52,7 +55,7 @@ def print_hits(console: Console, query: str, hits: list[dict[str, Any]], floor: 
         return
     terms = set(bm25.tokenize(query))
     for rank, hit in enumerate(hits, 1):
-        where = hit["title"] or hit["uri"]
+        where = line(hit["title"] or hit["uri"])
         meta = hit["metadata"] or {}
         lines = ""
         if meta.get("line_start"):
@@ -66,20 +69,20 @@ def print_hits(console: Console, query: str, hits: list[dict[str, Any]], floor: 
             Text.assemble(
                 (f"{rank:>2}. ", "bold"),
                 (f"{hit['score']:.4f} ", "cyan"),
-                (f"[{hit['source']}] ", "magenta"),
+                (f"[{line(hit['source'])}] ", "magenta"),
                 (where, "bold"),
                 (lines, ""),
                 (f"  [c:{hit['citation']}]", "dim"),
             )
         )
-        if hit["uri"] and hit["uri"] != where:
-            console.print(Text(f"    {hit['uri']}", style="dim"))
+        if hit["uri"] and line(hit["uri"]) != where:
+            console.print(Text(f"    {line(hit['uri'])}", style="dim"))
         if hit["connector"] == "code" and meta.get("line_start"):
-            for number, line in code_lines(hit["chunk_text"], int(meta["line_start"]), terms):
-                console.print(Text(f"    {number:>5} │ ", style="dim").append(highlight(line, terms)))
+            for number, code in code_lines(hit["chunk_text"], int(meta["line_start"]), terms):
+                console.print(Text(f"    {number:>5} │ ", style="dim").append(highlight(code, terms)))
             continue
         text, _ = snippet(hit["text"], terms)
-        console.print(Text("    ").append(highlight(text, terms)))
+        console.print(Text("    ").append(highlight(line(text), terms)))
 
 
 def code_lines(text: str, first_line: int, terms: set[str], limit: int = CODE_LINES) -> list[tuple[int, str]]:
@@ -88,4 +91,19 @@ def code_lines(text: str, first_line: int, terms: set[str], limit: int = CODE_LI
     lines = text.rstrip("\n").split("\n")
     hit = next((n for n, line in enumerate(lines) if any(_matches(w, terms) for w in _WORD.findall(line))), 0)
     start = max(0, min(hit - 2, len(lines) - limit))
-    return [(first_line + n, lines[n].rstrip()) for n in range(start, min(len(lines), start + limit))]
+    return [(first_line + n, line(lines[n].rstrip())) for n in range(start, min(len(lines), start + limit))]
+
+
+def sources_text(cited: list[dict[str, Any]]) -> str:
+    """The "Sources:" list printed under an answer ("" when nothing is cited)."""
+    if not cited:
+        return ""
+    lines = ["\nSources:\n"]
+    for c in cited:
+        date = f" — {str(c['date'])[:10]}" if c.get("date") else ""
+        page = f" p.{c['page']}" if c.get("page") else ""
+        lines.append(
+            f"  {marker(c['citation'])} {line(c.get('title') or '(untitled)')}{page} — {line(c['source'])} — "
+            f"{line(c.get('uri') or '')}{date}\n"
+        )
+    return "".join(lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from ragbag.apps.cli.console import console
+from ragbag.apps.cli.safe_text import line, markup
 from ragbag.core import jsonout
 from ragbag.core.home import Home
 
@@ -20,7 +21,7 @@ def config_set(key: str = typer.Argument(...), value: str = typer.Argument(...))
     home = Home()
     before = home_model(home)
     set_setting(home, key, value)
-    console().print(f"{key} = {value}")
+    console().print(f"{markup(key)} = {markup(value)}")
     if key == "embedding.model" and value != before and home.sources():
         console().print("sources indexed with the previous model must be rebuilt: `ragbag build`")
 
@@ -29,7 +30,7 @@ def config_set(key: str = typer.Argument(...), value: str = typer.Argument(...))
 def config_get(key: str = typer.Argument(...)) -> None:
     """Print one setting (empty when unset)."""
     value = Home().get_config(key)
-    print("" if value is None else value)
+    print("" if value is None else line(value))
 
 
 @config_app.command("show")

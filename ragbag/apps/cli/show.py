@@ -13,6 +13,7 @@ from pathlib import Path
 
 import typer
 
+from ragbag.apps.cli.safe_text import block, line
 from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
@@ -57,11 +58,12 @@ def show(
     if as_json:
         print(jsonout.dumps({**view.as_json(), "format": fmt, "out": str(written) if written else None}, indent=2))
     elif written is None:
-        sys.stdout.write(view.terminal(ansi=sys.stdout.isatty()))
+        sys.stdout.write(view.terminal(ansi=sys.stdout.isatty(), text=block, label=line))
     else:
-        where = f"{view.title or view.uri}"
+        where = line(view.title or view.uri)
         pages = ", ".join(f"page {p.page}: {len(p.boxes)} line(s) outlined" for p in view.pages)
-        print(f"wrote {written} — [c:{view.citation}] {where}" + (f" ({pages})" if pages and fmt == "png" else ""))
+        note = f" ({pages})" if pages and fmt == "png" else ""
+        print(f"wrote {line(written)} — [c:{view.citation}] {where}{note}")
 
 
 def _target(out: Path | None, name: str) -> Path:

@@ -15,6 +15,7 @@ from typing import Any
 import typer
 
 from ragbag.apps.cli.console import console
+from ragbag.apps.cli.safe_text import line, markup
 from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
@@ -64,7 +65,7 @@ def add(
     src = home.add_source(name, connector, path or "", known=_known_connectors(), options=options, history=history)
     _sync_partitions(home, add=[src])
     where = src.path or "default places: " + ", ".join(str(p) for p in found)
-    console().print(f"added {src.connector} source [bold]{src.name}[/] → {where}")
+    console().print(f"added {src.connector} source [bold]{src.name}[/] → {markup(where)}")
 
 
 def _discover(connector: str) -> list[Path]:
@@ -129,19 +130,21 @@ def list_sources(as_json: bool = typer.Option(False, "--json")) -> None:
         print(jsonout.dumps(rows, indent=2))
         return
     from rich.table import Table
+    from rich.text import Text
 
     table = Table("source", "connector", "path", "documents", "chunks", "profile", "last build", "bytes")
     for r in rows:
-        table.add_row(
+        cells = (
             r["source"],
             r["connector"],
             r["path"],
-            str(r["documents"] if r["built"] else "-"),
-            str(r["chunks"] if r["built"] else "-"),
+            r["documents"] if r["built"] else "-",
+            r["chunks"] if r["built"] else "-",
             r["profile"] or "-",
             "damaged" if r["damaged"] else r["last_build"] or "never",
             _human(r["bytes"]),
         )
+        table.add_row(*(Text(line(c)) for c in cells))  # a cell given as str would be markup
     console().print(table if rows else "no sources yet: `ragbag add CONNECTOR NAME PATH`")
 
 
@@ -157,17 +160,16 @@ def status(
         return
     con = console()
     for r in rows:
-        con.print(f"[bold]{r['source']}[/] ({r['connector']}) {r['path']}")
+        name = markup(r["source"])
+        con.print(f"[bold]{name}[/] ({markup(r['connector'])}) {markup(r['path'])}")
         for key in ("built", "last_build", "documents", "chunks", "model", "bytes", "path_exists"):
-            con.print(f"  {key}: {r[key]}")
+            con.print(f"  {key}: {markup(r[key])}")
         if r["embedding"]:
             from ragbag.search.sources import embedding_note
 
             con.print(f"  [yellow]{embedding_note(r['embedding'])}[/]")
         if r["damaged"]:
-            from rich.markup import escape
-
-            con.print(f"  [red]damaged: {escape(r['damaged'])}; rebuild it with `ragbag build {r['source']}`[/]")
+            con.print(f"  [red]damaged: {markup(r['damaged'])}; rebuild it with `ragbag build {name}`[/]")
 
 
 def remove(name: str = typer.Argument(..., help="The source to remove.")) -> None:
@@ -222,6 +224,7 @@ def _sync_partitions(home: Home, add=(), remove=()) -> None:
 
 def _print_reports(reports: list[dict[str, Any]]) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(
         "source",
@@ -237,25 +240,27 @@ def _print_reports(reports: list[dict[str, Any]]) -> None:
         "seconds",
     )
     for r in reports:
-        table.add_row(
+        cells = (
             r["source"],
             r["connector"],
             "unchanged (no run)" if r["status"] == "success" and r.get("run_id") is None else r["status"],
-            *(str(r[k]) for k in ("documents", "added", "changed", "deleted", "chunks", "chunks_embedded")),
-            str(len(r["errors"])),
+            *(r[k] for k in ("documents", "added", "changed", "deleted", "chunks", "chunks_embedded")),
+            len(r["errors"]),
             f"{r['seconds']:.1f}",
         )
+        table.add_row(*(Text(line(c)) for c in cells))
     con = console()
     con.print(table)
     for r in reports:
+        name = markup(r["source"])
         if r.get("failure"):
-            con.print(f"[red]{r['source']}: {r['failure']}[/]")
+            con.print(f"[red]{name}: {markup(r['failure'])}[/]")
         for w in r.get("warnings", []):
-            con.print(f"[yellow]{r['source']}: warning: {w}[/]")
-        for e in r["errors"][:20]:
-            con.print(f"[yellow]{r['source']}: {e['uri']}: {e['error']}[/]")
+            con.print(f"[yellow]{name}: warning: {markup(w)}[/]")
+        for e in r["errors"][:20]:  # file names and parser messages: anything a file holds
+            con.print(f"[yellow]{name}: {markup(e['uri'])}: {markup(e['error'])}[/]")
         if len(r["errors"]) > 20:
-            con.print(f"[yellow]{r['source']}: … {len(r['errors']) - 20} more (see --json)[/]")
+            con.print(f"[yellow]{name}: … {len(r['errors']) - 20} more (see --json)[/]")
 
 
 def _human(n: float) -> str:

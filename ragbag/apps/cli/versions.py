@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ragbag.apps.cli.console import console
+from ragbag.apps.cli.safe_text import line
 from ragbag.core import jsonout
 
 
@@ -22,14 +23,16 @@ def history(
         return
     out = console()
     state = "deleted; " if result["deleted"] else ""
-    out.print(Text.assemble((result["title"] or result["uri"] or "", "bold"), f"  [{result['source']}] {state}"))
-    out.print(Text(f"{result['uri']}\ndoc_id {result['doc_id']}", style="dim"))
+    title = line(result["title"] or result["uri"] or "")
+    out.print(Text.assemble((title, "bold"), f"  [{line(result['source'])}] {state}"))
+    out.print(Text(f"{line(result['uri'])}\ndoc_id {result['doc_id']}", style="dim"))
     table = Table(box=None, pad_edge=False)
     for column in ("version", "valid from", "valid to", "characters"):
         table.add_column(column, justify="right" if column in ("version", "characters") else "left")
     for v in result["versions"]:
         until = "current" if v["current"] else (v["valid_to"] or "")[:19]
-        table.add_row(str(v["version"]), (v["valid_from"] or "(unknown)")[:19], until, str(v["chars"]))
+        cells = (v["version"], (v["valid_from"] or "(unknown)")[:19], until, v["chars"])
+        table.add_row(*(Text(line(c)) for c in cells))  # a cell given as str would be markup
     out.print(table)
 
 
@@ -51,13 +54,13 @@ def diff(
         print(jsonout.dumps(result, indent=2))
         return
     out = console()
-    for line in result["diff"]:
+    for text in result["diff"]:
         style = (
-            "green" if line.startswith("+") else "red" if line.startswith("-") else "cyan" if line[:2] == "@@" else ""
+            "green" if text.startswith("+") else "red" if text.startswith("-") else "cyan" if text[:2] == "@@" else ""
         )
-        out.print(Text(line, style=style))
+        out.print(Text(line(text), style=style))
     if result.get("note"):
-        out.print(Text(result["note"], style="dim"))
+        out.print(Text(line(result["note"]), style="dim"))
 
 
 def _which(document: str) -> dict[str, str]:
