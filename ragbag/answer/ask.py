@@ -23,7 +23,7 @@ from ragbag.answer.citations import Block
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.index.published import home_model
-from ragbag.search.request import SearchRequest
+from ragbag.search.request import MAX_QUERY_CHARS, SearchRequest
 
 DEFAULT_MIN_SCORE = 0.1
 DEFAULT_K = 6
@@ -138,7 +138,8 @@ def ask(
     blocks, best = retrieve(request, home)
     if not blocks and history and len(question.split()) <= 5:
         # a short follow-up ("and the key box?") retrieves together with the last question
-        blocks, best = retrieve(replace(request, query=f"{history[-1][0]} {question}"), home)
+        joined = f"{history[-1][0]} {question}"[-MAX_QUERY_CHARS:]  # two questions may be longer than one query
+        blocks, best = retrieve(replace(request, query=joined), home)
     if not blocks:
         text = nothing_found(best, limit)
         if on_text:

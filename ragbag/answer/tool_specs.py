@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragbag.core.errors import RagbagError
-from ragbag.search.request import filter_schema
+from ragbag.search.request import MAX_QUERY_CHARS, filter_schema
 
 MAX_CHARS = 20_000  # budget for one tool result (characters of JSON)
 MAX_K = 50
@@ -94,7 +94,11 @@ SPECS: list[dict[str, Any]] = [
         "parameters": {
             "type": "object",
             "properties": {
-                "query": {"type": "string", "description": "What to look for, in natural language or keywords."},
+                "query": {
+                    "type": "string",
+                    "description": "What to look for, in natural language or keywords "
+                    f"(at most {MAX_QUERY_CHARS:,} characters).",
+                },
                 "k": {
                     "type": "integer",
                     "minimum": 1,

@@ -31,6 +31,13 @@ RRF_K = 60
 # How many first-stage candidates ``--rerank`` re-scores unless told otherwise; chosen with
 # benchmarks/tune_fusion.py --rerank (benchmarks/README.md, "The reranker").
 RERANK_DEPTH = 20
+MAX_QUERY_CHARS = 2_000
+"""The longest query any entry point takes (the CLI, MCP and agent tools, the search page,
+``ask``, notebooks), checked here so none can forget it. A query is embedded whole, window by
+window: 30,000 characters cost 35–70 s of encoding on two cores, while the MCP server or the
+search page holds its one search lock. What people type, or agents write, stays far below (a
+long question is a paragraph); a longer text is a document pasted in, and its key words or one
+sentence of it find the same passages."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +178,7 @@ class SearchRequest:
             raise RagbagError(f"unknown fusion {self.fusion!r}; use one of: {', '.join(FUSIONS)}")
         if not isinstance(self.query, str) or not self.query.strip():
             raise RagbagError("the query is empty: say what to look for")
+        _check_length(self.query)
         if self.k < 1:
             raise RagbagError(f"k must be at least 1, not {self.k}")
         _check_min_score(self.min_score)
@@ -192,10 +200,12 @@ def fields_of(arguments: dict[str, Any]) -> dict[str, Any]:
     return {renamed.get(name, name): value for name, value in arguments.items()}
 
 
-def check_options(**options: Any) -> None:
-    """The checks of a request that has no query yet: ``ask -i`` before its first question,
-    ``react``, whose agent writes its own queries. Bad options fail before anything loads."""
-    SearchRequest("(no query yet)", **options)
+def check_options(question: str | None = None, **options: Any) -> None:
+    """The checks of a request before its search: ``ask`` before a provider loads (``-i`` before
+    its first question), ``react``, whose agent writes its own queries from the question. Bad
+    options, and a question too long to be a query, fail before anything loads (an empty one
+    is the caller's to word)."""
+    SearchRequest(question if question and question.strip() else "(no query yet)", **options)
 
 
 def rerank_depth(on: bool, depth: int | None = None) -> int:
@@ -208,6 +218,15 @@ def _check_min_score(min_score: float | None) -> None:
     an infinite one lets everything or nothing through."""
     if min_score is not None and not math.isfinite(min_score):
         raise RagbagError(f"--min-score {min_score}: give a finite number")
+
+
+def _check_length(query: str) -> None:
+    """At most ``MAX_QUERY_CHARS``, refused in one line that says why."""
+    if len(query) > MAX_QUERY_CHARS:
+        raise RagbagError(
+            f"the query is {len(query):,} characters long; the most is {MAX_QUERY_CHARS:,} (embedding a "
+            "longer one takes up to a minute): search for its key words or one sentence of it"
+        )
 
 
 def _check_connectors(names: Iterable[str]) -> None:

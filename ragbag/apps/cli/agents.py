@@ -58,7 +58,7 @@ def ask(
 
     home = Home()
     options: dict[str, Any] = {**fields_of(filters), "mode": mode, "min_score": min_score}
-    check_options(**options)  # before a provider or a model loads
+    check_options(question, **options)  # before a provider or a model loads
     if not question and not interactive:
         raise RagbagError("give a question, or -i for an interactive session")
     if as_json and interactive:
@@ -126,7 +126,7 @@ def react(
     from ragbag.search.request import check_options, fields_of
 
     home = Home()
-    check_options(**fields_of(filters))  # the agent gets them as its tools' arguments
+    check_options(question, **fields_of(filters))  # the agent gets them as its tools' arguments
     provider = _provider(home, llm_name, model, base_url)
     printer = _tracer() if trace else None
     result = agent.Agent(provider, Tools(home), max_steps=max_steps, filters=filters, trace=printer).run(question)

@@ -27,7 +27,6 @@ from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 
-MAX_QUESTION = 2_000
 _END = object()
 
 
@@ -41,10 +40,8 @@ def prepare(home: Home, args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     question = str(args.get("query") or "").strip()
     if not question:
         raise RagbagError("the question is empty: say what you want to know")
-    if len(question) > MAX_QUESTION:
-        raise RagbagError(f"the question is {len(question)} characters long; keep it under {MAX_QUESTION}")
     options = fields_of({k: v for k, v in args.items() if k != "query"})
-    check_options(**options)
+    check_options(question, **options)  # its length too: the bound every search has
     options["k"] = engine.settings(home).get("k", engine.DEFAULT_K)
     provider = llm.resolve(home, None, None, None)
     provider.check()
