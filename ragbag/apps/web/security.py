@@ -11,9 +11,9 @@ ASGI middleware that wraps the whole app (errors and static files included):
 - **Token**: a random one per launch (``secrets.token_urlsafe(24)``), carried by the URL that
   ``ragbag serve`` prints. The first visit with it gets an HttpOnly, SameSite=Strict cookie and
   a redirect to the same URL without the token (so it does not stay in the address bar or
-  history); later requests carry the cookie. Other local users cannot read the cookie or the
-  terminal; compared with ``hmac.compare_digest``. API calls may carry ``?token=`` instead
-  (scripts, the benchmark).
+  history; only ever to a path on this server, see ``_here``); later requests carry the
+  cookie. Other local users cannot read the cookie or the terminal; compared with
+  ``hmac.compare_digest``. API calls may carry ``?token=`` instead (scripts, the benchmark).
 - **Origin**: a request that names an origin other than ours is refused, whatever its method;
   a POST (ask, refresh) must have our Origin or none, and ``Sec-Fetch-Site`` cross-site is
   refused too. No CORS headers are ever sent, so a foreign page cannot read a response.
@@ -158,7 +158,7 @@ class Guard:
             return
         if token is not None and method in _SAFE_METHODS and not scope["path"].startswith(("/api/", "/static/")):
             rest = urlencode([(k, v) for k, v in query if k != "token"])
-            await _redirect(send, quote(scope["path"]) + (f"?{rest}" if rest else ""), self._cookie())
+            await _redirect(send, _here(scope["path"]) + (f"?{rest}" if rest else ""), self._cookie())
             return
         await self.app(scope, receive, send)
 
@@ -175,6 +175,15 @@ class Guard:
 
     def _cookie(self) -> str:
         return f"{self.policy.cookie}={self.policy.token}; Path=/; HttpOnly; SameSite=Strict"
+
+
+def _here(path: str) -> str:
+    """``path`` as a redirect's Location that can only name a page of this server. A browser
+    reads ``//evil.example/`` (and ``/\\evil.example/``, a backslash being a slash to it) as
+    another host, so ``GET //evil.example/?token=…`` would send the owner, logged in, wherever
+    the link said. Quoted, a backslash, tab or newline is ``%XX``; the leading slashes collapse
+    to one, so what follows is a path segment, never an authority."""
+    return "/" + quote(path).lstrip("/")
 
 
 def _headers(scope: Scope) -> dict[str, str]:
