@@ -1,15 +1,22 @@
 """Private by default: every path under the home is owner-only, nothing is written outside it,
-and `ragbag remove` leaves no byte of the source behind."""
+and `ragbag remove` leaves no byte of the source behind: neither in any file's raw bytes nor in
+the LanceDB tables decoded (``decoded``: compressed columns, every version, deleted rows)."""
 
 from __future__ import annotations
 
 import os
+import random
 import stat
 import subprocess
+from datetime import timedelta
 from pathlib import Path
 
+import lance
+import lancedb
+import pyarrow as pa
 import pytest
 from conftest import RAGBAG, cli, strict_json, write
+from decoded import holding
 from figures import record
 
 from ragbag.index.store import PUBLISHED, Store
@@ -89,15 +96,26 @@ def test_owner_only_nothing_outside_and_remove_leaves_no_byte(home, tmp_path):
     assert list(system_tmp.iterdir()) == []  # no temporary or cache outside the home
     before = _holding(home.root, MARKER) + _holding(lance, MARKER)
     assert before  # the check below can fail: the text was on disk
+    decoded = holding(home.root, MARKER) + holding(lance, MARKER)
+    assert any(".lance@v" in d for d in decoded)  # … and in the tables as Lance reads them
 
     cli("remove", "secret", env=env)
     assert _holding(home.root, MARKER) == [] and _holding(lance, MARKER) == []
+    assert holding(home.root, MARKER) == [] and holding(lance, MARKER) == []
     assert _loose(home.root) == [] and _loose(lance) == []
     hits = strict_json(cli("search", "who records the tides", "-k", "1", "--json", env=env).stdout)
     assert hits[0]["source"] == "kept"  # the other source is still searchable, from rewritten tables
     status = strict_json(cli("status", "--json", env=env).stdout)
     assert "secret" not in str(status)
-    record("privacy", {"files_holding_marker_before_remove": len(before), "after_remove": 0, "paths_not_owner_only": 0})
+    record(
+        "privacy",
+        {
+            "files_holding_marker_before_remove": len(before),
+            "decoded_places_holding_marker_before_remove": len(decoded),
+            "after_remove": 0,
+            "paths_not_owner_only": 0,
+        },
+    )
 
     # A refresh after the removal works on the rewritten tables, and with `storage.keep_versions
     # 0` leaves only the newest table version (which the publication pins).
@@ -106,6 +124,29 @@ def test_owner_only_nothing_outside_and_remove_leaves_no_byte(home, tmp_path):
     assert report["status"] == "success" and report["documents"] == 3
     store = Store(str(lance))
     assert {name: len(store.table(name).list_versions()) for name in PUBLISHED} == dict.fromkeys(PUBLISHED, 1)
+
+
+@pytest.mark.filterwarnings("ignore:optimize.cleanup_older_than=0.")
+def test_the_decoded_check_sees_what_the_raw_grep_misses(tmp_path):
+    """A table still holding the text in a compressed column is invisible to the raw grep and
+    caught by decoding: at the version that held it, as deleted rows of the next, and in the data
+    file once only that next version is left. Compaction with cleanup finally drops it."""
+    pick = random.Random(1).choice
+    words = "the garden shed tomato harbour lighthouse tide dawn keeper logs letter parcel arrived".split()
+    texts = [" ".join(pick(words) for _ in range(200)) + (f" {MARKER}" if i % 2 else "") for i in range(2_000)]
+    path = tmp_path / "db" / "chunks.lance"
+    table = lancedb.connect(str(tmp_path / "db")).create_table("chunks", pa.table({"id": range(2_000), "text": texts}))
+    (data,) = [f"db/chunks.lance/data/{p.name}" for p in (path / "data").iterdir()]
+    assert _holding(tmp_path, MARKER) == []  # compressed: no file's bytes hold it
+    assert holding(tmp_path, MARKER) == ["db/chunks.lance@v1", data]
+
+    table.delete("id % 2 = 1")  # hidden by a deletion file; the data file stays as it was
+    lance.dataset(str(path)).cleanup_old_versions(older_than=timedelta(0), delete_unverified=True)
+    assert _holding(tmp_path, MARKER) == []
+    assert holding(tmp_path, MARKER) == ["db/chunks.lance@v2", data]
+
+    table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)  # rewritten without them
+    assert holding(tmp_path, MARKER) == []
 
 
 def test_servers_bind_to_loopback_only():
