@@ -3,12 +3,13 @@
 One process serves every call, so the embedding model, the loaded indexes and document
 metadata stay warm (they are loaded in the background at start-up). stdout carries only the
 protocol (the SDK points fd 1 at stderr while serving, so stray prints cannot corrupt it); logs
-go to stderr. Tool failures — a bad filter, an unknown doc_id, a bad regex — come back as
-``isError`` results with a one-line message, and the server keeps serving. Calls run concurrently
-in worker threads; a regex that runs into grep_file's time limit holds up only its own call (its
-match runs outside the tools' lock, on threads of its own). Results are JSON
-text under a character budget; what was cut is named in ``note`` with how to get the rest.
-``build`` (refresh a source through Dagster) is offered only with ``--allow-build``.
+go to stderr. A line the SDK cannot read still gets its JSON-RPC error (``ragbag.apps.mcp_stdio``).
+Tool failures — a bad filter, an unknown doc_id, a bad regex — come back as ``isError`` results
+with a one-line message, and the server keeps serving. Calls run concurrently in worker threads;
+a regex that runs into grep_file's time limit holds up only its own call (its match runs outside
+the tools' lock, on threads of its own). Results are JSON text under a character budget; what was
+cut is named in ``note`` with how to get the rest. ``build`` (refresh a source through Dagster)
+is offered only with ``--allow-build``.
 
 What clients of the current protocol expect besides tools: each tool declares an ``outputSchema``
 (its spec's ``returns``) and answers with ``structuredContent`` as well as the same JSON as text
@@ -420,7 +421,8 @@ def _version() -> str:
 def serve(home: Home | None = None, allow_build: bool = False, max_chars: int = MAX_CHARS) -> None:
     """Serve MCP on stdin/stdout until the client closes the connection."""
     import anyio
-    from mcp.server.stdio import stdio_server
+
+    from ragbag.apps.mcp_stdio import stdio
 
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="ragbag-mcp %(levelname)s %(message)s")
     for noisy in ("mcp", "httpx", "lancedb"):
@@ -432,7 +434,7 @@ def serve(home: Home | None = None, allow_build: bool = False, max_chars: int = 
     log.info("serving %s (build %s)", home.root, "allowed" if allow_build else "off")
 
     async def main() -> None:
-        async with stdio_server() as (read, write):
+        async with stdio() as (read, write):
             threading.Thread(target=backend.warm, name="warm", daemon=True).start()
             await server.run(read, write, server.create_initialization_options())
 
