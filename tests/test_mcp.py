@@ -246,15 +246,18 @@ def test_mcp_resources_and_prompts(kb, tmp_path):
                     (contents,) = (await s.read_resource(f"ragbag://doc/{doc}")).contents
                     assert contents.mime_type == "text/plain" and contents.text == DOCS["notes/lisbon.md"]
 
-                    # A long document comes a window at a time; the text says where to read on.
+                    # A long document comes a window at a time; a second item says where to read on.
                     manual = _json(await s.call_tool("find_files", {"name": "boiler-manual.txt"}))
                     uri = f"ragbag://doc/{manual['documents'][0]['doc_id']}"
-                    first = (await s.read_resource(uri)).contents[0].text
-                    body, trailer = first.rsplit("\n\n[ragbag: ", 1)
-                    assert len(body) == 18_000 and MANUAL.startswith(body)
-                    assert f"{uri}?offset=18000" in trailer and "read_file" in trailer and "offset 18000" in trailer
-                    rest = (await s.read_resource(f"{uri}?offset=18000")).contents[0].text
-                    assert body + rest == MANUAL  # the last window ends without a trailer
+                    first, more = (await s.read_resource(uri)).contents
+                    assert len(first.text) == 18_000 and MANUAL.startswith(first.text)
+                    assert first.meta["ragbag/window"]["next_uri"] == f"{uri}?offset=18000"
+                    assert more.uri == f"{uri}#continuation" and more.text.startswith("[ragbag: characters 0-18000")
+                    assert (
+                        f"{uri}?offset=18000" in more.text and "read_file" in more.text and "offset 18000" in more.text
+                    )
+                    (rest,) = (await s.read_resource(f"{uri}?offset=18000")).contents
+                    assert first.text + rest.text == MANUAL  # the last window has no continuation
 
                     (status,) = (await s.read_resource("ragbag://source/notes")).contents
                     assert status.mime_type == "application/json"
