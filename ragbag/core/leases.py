@@ -30,7 +30,11 @@ def identity(pid: int | None = None) -> str:
 
 
 def alive(pid: int, start: str = "") -> bool:
-    """Whether the process is running (and, given its start time, is the same process)."""
+    """Whether the process is running (and, given its start time, is the same process).
+
+    A zombie is dead: killed, its files and OS locks gone, it keeps its pid and start time only
+    until a parent that never calls ``wait()`` does; taken for alive, it would hold a pool slot
+    for good."""
     if pid <= 0:
         return False
     try:
@@ -39,7 +43,10 @@ def alive(pid: int, start: str = "") -> bool:
         return False
     except (PermissionError, OverflowError):
         return True  # someone else's process: alive, and not ours to judge
-    return not start or _start_time(pid) in ("", start)
+    stat = _stat(pid)
+    if stat is None:
+        return not _zombie_by_psutil(pid)
+    return stat[0] not in _DEAD_STATES and (not start or stat[19] == start)
 
 
 def held_by(identity_: str) -> bool:
@@ -104,9 +111,32 @@ def release_dead(folder: Path) -> list[tuple[str, str]]:
     return gone
 
 
-def _start_time(pid: int) -> str:
+# /proc/<pid>/stat states of a process that has exited: zombie, dead (being reaped).
+_DEAD_STATES = ("Z", "X", "x")
+
+
+def _stat(pid: int) -> list[str] | None:
+    """/proc/<pid>/stat's fields after the command name (state first, start time at 19); None
+    where there is no /proc (macOS) or the process just went."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
-        return ""
-    return stat.rsplit(")", 1)[1].split()[19]  # field 22, counted after the command name
+        return None
+    return stat.rsplit(")", 1)[1].split()  # the name, in parentheses, may hold spaces
+
+
+def _zombie_by_psutil(pid: int) -> bool:
+    """Without /proc: psutil's reading of the process state, where psutil is installed."""
+    try:
+        import psutil
+    except ImportError:
+        return False
+    try:
+        return bool(psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
+    except psutil.Error:
+        return False
+
+
+def _start_time(pid: int) -> str:
+    stat = _stat(pid)
+    return stat[19] if stat else ""  # field 22 of /proc/<pid>/stat

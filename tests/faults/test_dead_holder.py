@@ -1,11 +1,14 @@
-"""A build waiting on the LanceDB writers' pool goes on when the build holding it is killed."""
+"""A build waiting on the LanceDB writers' pool goes on when the build holding it is killed, also
+when its parent never reaps it (a zombie keeps its pid until then)."""
 
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from conftest import RAGBAG, cli, strict_json, write
@@ -33,8 +36,8 @@ def _until_queued(home, holder_run: str, timeout: float = 120) -> None:
     raise AssertionError("the waiting build never queued on the pool")
 
 
-@pytest.mark.slow(seconds=90)
-def test_a_waiting_build_goes_on_when_the_holder_is_killed(home, tmp_path):
+def _two_sources(tmp_path) -> None:
+    """big, whose build embeds for seconds, and small, whose build waits for it."""
     words = "amber birch cobalt dune ember fjord garnet harbor indigo juniper kelp lagoon".split()
     big = write(
         tmp_path / "big",
@@ -44,37 +47,92 @@ def test_a_waiting_build_goes_on_when_the_holder_is_killed(home, tmp_path):
     cli("add", "files", "big", str(big))
     cli("add", "files", "small", str(small))
 
-    holder = subprocess.Popen([RAGBAG, "build", "big", "--json"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    waiter = None
+
+def _embedding_lease(home, holder_pid: int) -> Path:
+    """The lease of the holder's embeddings step, once it holds the pool's slot."""
+    deadline = time.time() + 120
+    while time.time() < deadline and not list(home.lease_dir.glob("*embeddings*.lease")):
+        assert leases.alive(holder_pid), "the holder finished before it held the pool"
+        time.sleep(0.1)
+    (lease,) = home.lease_dir.glob("*embeddings*.lease")  # holding the slot, embedding for seconds
+    assert leases.held_by(lease.read_text())
+    return lease
+
+
+def _kill_while_small_waits(home, holder_pid: int) -> tuple[subprocess.CompletedProcess, float]:
+    """Start `ragbag build small` while the holder embeds, kill -9 the holder once small waits
+    on the pool; small's outcome and how long after the kill it finished."""
+    lease = _embedding_lease(home, holder_pid)
+    waiter = subprocess.Popen(
+        [RAGBAG, "build", "small", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
-        deadline = time.time() + 120
-        while time.time() < deadline and not list(home.lease_dir.glob("*embeddings*.lease")):
-            assert holder.poll() is None, "the holder finished before it held the pool"
-            time.sleep(0.1)
-        (lease,) = home.lease_dir.glob("*embeddings*.lease")  # holding the slot, embedding for seconds
-        assert leases.held_by(lease.read_text())
-        waiter = subprocess.Popen(
-            [RAGBAG, "build", "small", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
         _until_queued(home, lease.name.split(".")[0])  # the waiter's step waits on the pool now
-        assert holder.poll() is None and waiter.poll() is None and lease.exists(), "the holder let go too soon"
-        os.kill(holder.pid, signal.SIGKILL)
-        holder.wait(30)
+        assert leases.alive(holder_pid) and waiter.poll() is None and lease.exists(), "the holder let go too soon"
+        os.kill(holder_pid, signal.SIGKILL)
         killed_at = time.time()
         out, err = waiter.communicate(timeout=180)  # without a reaper: blocked by the pool forever
-        waited = time.time() - killed_at
+        return subprocess.CompletedProcess(waiter.args, waiter.returncode, out, err), time.time() - killed_at
     finally:
-        for proc in (holder, waiter):
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-    assert waiter.returncode == 0, err
-    (report,) = strict_json(out)
+        if waiter.poll() is None:
+            waiter.kill()
+            waiter.wait()
+
+
+def _assert_small_built(home, waiter: subprocess.CompletedProcess) -> None:
+    assert waiter.returncode == 0, waiter.stderr
+    (report,) = strict_json(waiter.stdout)
     assert report["status"] == "success" and report["documents"] == 1
     assert not list(home.lease_dir.glob("*.lease"))  # the dead holder's lease is gone too
+
+
+@pytest.mark.slow(seconds=90)
+def test_a_waiting_build_goes_on_when_the_holder_is_killed(home, tmp_path):
+    _two_sources(tmp_path)
+    holder = subprocess.Popen([RAGBAG, "build", "big", "--json"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        waiter, waited = _kill_while_small_waits(home, holder.pid)
+    finally:
+        holder.kill()
+        holder.wait(30)
+    _assert_small_built(home, waiter)
     record("kills", {"slot_holder_killed": 1, "waiter_finished_after_s": round(waited, 1)})
 
     hits = strict_json(cli("search", "who records the tides", "-k", "1", "--json").stdout)
     assert hits[0]["title"] == "Note"
+
+
+# A parent that starts a build and never wait()s for it: killed, the build stays a zombie (its pid
+# and start time still those its lease names) until this parent goes.
+NEGLECTFUL_PARENT = (
+    "import subprocess, sys, time\n"
+    "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "print(child.pid, flush=True)\n"
+    "time.sleep(3600)\n"
+)
+
+
+def _state(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+@pytest.mark.slow(seconds=90)
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc (Linux)")
+def test_a_killed_holder_left_a_zombie_by_its_parent_frees_the_pool(home, tmp_path):
+    """A dead holder that nobody has reaped is still dead: the waiting build goes on."""
+    _two_sources(tmp_path)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", NEGLECTFUL_PARENT, RAGBAG, "build", "big", "--json"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        holder = int(parent.stdout.readline())
+        waiter, waited = _kill_while_small_waits(home, holder)
+        assert _state(holder) == "Z"  # killed, not reaped: its lease still names a pid that exists
+    finally:
+        parent.kill()  # its zombie child goes to init, which reaps it
+        parent.wait(30)
+    _assert_small_built(home, waiter)
+    record("kills", {"zombie_holder": 1, "waiter_finished_after_zombie_s": round(waited, 1)})
 
 
 def test_the_reaper_sensor_frees_a_dead_steps_slot_and_spares_a_live_one(home):
