@@ -237,6 +237,9 @@ class Tools:
 
     def _all_docs(self, source: str | None = None) -> list[_Docs]:
         registered = self.home.sources()
+        if self._docs.keys() - registered.keys():  # removed: its documents leave memory now
+            self._docs = {n: d for n, d in self._docs.items() if n in registered}
+            self._texts.clear()
         if source is not None and source not in registered:
             raise ToolError(f"no source named {source!r}; see list_sources")
         out = []
@@ -253,6 +256,7 @@ class Tools:
 
         snap = snapshot.load(self.home, connector, name)
         if snap is None:
+            self._docs.pop(name, None)
             return None
         cached = self._docs.get(name)
         if cached is not None and cached.key == snap.key:
@@ -393,18 +397,7 @@ _VERSION_COLUMNS = ["version", "valid_from", "content_hash"]
 
 
 # What list_sources and source_status show of a source's status row (``ragbag.search.sources``).
-LIST_FIELDS = (
-    "source",
-    "connector",
-    "path",
-    "built",
-    "damaged",
-    "last_build",
-    "documents",
-    "chunks",
-    "model",
-    "store_bytes",
-)
+LIST_FIELDS = tuple("source connector path built damaged last_build documents chunks model store_bytes".split())
 STATUS_FIELDS = (*LIST_FIELDS[:-1], "bytes", "path_exists", "options")
 
 # Tools that take ``Tools._lock`` themselves, for as little as they need (or not at all):

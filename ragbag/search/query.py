@@ -177,7 +177,8 @@ def sources_status(home: Home | str | None = None) -> dict[str, dict[str, Any] |
 
 
 def _select(home: Home, sources: tuple[str, ...], connectors: tuple[str, ...]) -> list[Snapshot]:
-    registered = home.sources()
+    registered = home.sources()  # re-read only when sources.yaml changed (a stat)
+    snapshot.keep_only(home, registered)
     wanted = list(sources) if sources else list(registered)
     for name in wanted:
         if name not in registered:

@@ -3,14 +3,16 @@
 Reads what the last completed build of a source published (``ragbag.index.published`` owns
 that layout: pinned LanceDB versions plus the BM25 and graph files), without Dagster running.
 A loaded snapshot stays in memory and is reloaded only when a newer build is published, so a
-notebook, the MCP server or an agent pays for loading once.
+notebook, the MCP server or an agent pays for loading once. Every search checks, by a readlink of
+``current`` and the registry's stat, that what it holds is still registered and published; a
+removed source is dropped from memory at once.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
@@ -115,6 +117,7 @@ def load(home: Home, connector: str, source: str) -> Snapshot | None:
     for _ in range(LOAD_ATTEMPTS):
         key = published.current_version(base, source)
         if key is None:
+            _loaded.pop(cache_key, None)  # removed (or its index deleted): hold none of its rows
             return None
         cached = _loaded.get(cache_key)
         if cached is not None and cached.key == key:
@@ -123,6 +126,7 @@ def load(home: Home, connector: str, source: str) -> Snapshot | None:
             snap = _read(home, source, base / key, key)
         except DamagedIndex as e:
             if published.current_version(base, source) == key:
+                _loaded.pop(cache_key, None)
                 raise  # still what search is told to read: really damaged
             failure = e
             continue
@@ -130,6 +134,16 @@ def load(home: Home, connector: str, source: str) -> Snapshot | None:
         return snap
     assert failure is not None
     raise failure
+
+
+def keep_only(home: Home, names: Collection[str]) -> None:
+    """Drop the snapshots of this home's sources that are no longer registered, so a source
+    removed under a running server leaves its memory at the next search, not when it exits.
+    (``load`` drops one whose ``current`` is gone; this catches those no search names any more.)"""
+    root = str(home.root)
+    for key in list(_loaded):
+        if key[0] == root and key[1] not in names:
+            _loaded.pop(key, None)
 
 
 def published_anywhere(home: Home) -> bool:
