@@ -10,12 +10,10 @@ read over the SDK's stdio client: the real note is told from the forgery by stru
 
 from __future__ import annotations
 
-import os
-
 import anyio
 import pytest
-from conftest import RAGBAG, cli, strict_json, write
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from conftest import cli, strict_json, write
+from mcp_client import mcp_session
 
 pytestmark = pytest.mark.xdist_group("test_mcp_fenced")
 
@@ -51,14 +49,9 @@ def kb(tmp_path_factory):
 
 
 def _run(kb, tmp_path, check) -> None:
-    env = {**kb["env"], "PATH": os.environ["PATH"]}
-
     async def session() -> None:
-        with open(tmp_path / "mcp.log", "w") as errlog:
-            params = StdioServerParameters(command=RAGBAG, args=["mcp"], env=env)
-            async with stdio_client(params, errlog=errlog) as (read, write_), ClientSession(read, write_) as s:
-                await s.initialize()
-                await check(s)
+        async with mcp_session(kb["env"], tmp_path / "mcp.log") as s:
+            await check(s)
 
     anyio.run(session)
 

@@ -9,13 +9,12 @@ still runs.
 
 from __future__ import annotations
 
-import os
 from urllib.parse import quote
 
 import anyio
 import pytest
-from conftest import RAGBAG, cli, stop_group, strict_json, write
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from conftest import cli, stop_group, strict_json, write
+from mcp_client import mcp_session
 from test_serve import _start
 
 from ragbag.core.errors import RagbagError
@@ -71,18 +70,13 @@ def test_notebooks_and_ask_refuse_it(kb):
 
 
 def test_mcp_returns_a_tool_error(kb, tmp_path):
-    env = {**kb["env"], "PATH": os.environ["PATH"]}
-
     async def session() -> None:
-        with open(tmp_path / "mcp.log", "w") as errlog:
-            params = StdioServerParameters(command=RAGBAG, args=["mcp"], env=env)
-            async with stdio_client(params, errlog=errlog) as (read, write_), ClientSession(read, write_) as s:
-                await s.initialize()
-                refused = await s.call_tool("search", {"query": LONG})
-                text = refused.content[0].text
-                assert refused.is_error and text.startswith(f"error: {SAYS}") and "\n" not in text, text
-                found = await s.call_tool("search", {"query": "gate code lisbon", "k": 1})
-                assert not found.is_error and strict_json(found.content[0].text)["hits"][0]["title"] == "Lisbon"
+        async with mcp_session(kb["env"], tmp_path / "mcp.log") as s:
+            refused = await s.call_tool("search", {"query": LONG})
+            text = refused.content[0].text
+            assert refused.is_error and text.startswith(f"error: {SAYS}") and "\n" not in text, text
+            found = await s.call_tool("search", {"query": "gate code lisbon", "k": 1})
+            assert not found.is_error and strict_json(found.content[0].text)["hits"][0]["title"] == "Lisbon"
 
     anyio.run(session)
 

@@ -11,14 +11,13 @@ find nothing of it, with no error for the other source; the process's caches no 
 from __future__ import annotations
 
 import json
-import os
 import time
 from urllib.parse import quote
 
 import anyio
 import pytest
-from conftest import RAGBAG, cli, stop_group, write
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from conftest import cli, stop_group, write
+from mcp_client import mcp_session
 from test_serve import _start
 
 from ragbag.answer.tool_specs import ToolError
@@ -59,35 +58,32 @@ def test_a_removed_source_is_gone_from_running_servers_at_once(kb, tmp_path):
         return json.loads(body)["hits"]
 
     async def session() -> tuple[str, dict[str, float]]:
-        params = StdioServerParameters(command=RAGBAG, args=["mcp"], env={**env, "PATH": os.environ["PATH"]})
-        with open(tmp_path / "mcp.log", "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write_), ClientSession(read, write_) as s:
-                await s.initialize()
+        async with mcp_session(env, tmp_path / "mcp.log") as s:
 
-                async def mcp_search() -> list[dict]:
-                    res = await s.call_tool("search", {"query": QUERY, "mode": "keyword", "k": 5})
-                    assert not res.is_error, res.content[0].text
-                    return res.structured_content["hits"]
+            async def mcp_search() -> list[dict]:
+                res = await s.call_tool("search", {"query": QUERY, "mode": "keyword", "k": 5})
+                assert not res.is_error, res.content[0].text
+                return res.structured_content["hits"]
 
-                hits = await mcp_search()
-                assert _sources(hits) == {"kept", "doomed"} and _sources(page_search()) == {"kept", "doomed"}
-                doc = next(h["doc_id"] for h in hits if h["source"] == "doomed")
-                assert "Zqxvorpel" in tools.call("read_file", {"doc_id": doc})["text"]  # its text is cached here
-                assert "Zqxvorpel" in (await s.call_tool("read_file", {"doc_id": doc})).structured_content["text"]
-                assert _sources(query.results(QUERY, home, mode="keyword")) == {"kept", "doomed"}
+            hits = await mcp_search()
+            assert _sources(hits) == {"kept", "doomed"} and _sources(page_search()) == {"kept", "doomed"}
+            doc = next(h["doc_id"] for h in hits if h["source"] == "doomed")
+            assert "Zqxvorpel" in tools.call("read_file", {"doc_id": doc})["text"]  # its text is cached here
+            assert "Zqxvorpel" in (await s.call_tool("read_file", {"doc_id": doc})).structured_content["text"]
+            assert _sources(query.results(QUERY, home, mode="keyword")) == {"kept", "doomed"}
 
-                cli("remove", "doomed", env=env)
-                t = time.perf_counter()
-                assert _sources(await mcp_search()) == {"kept"}
-                took = {"mcp_search_s": time.perf_counter() - t}
-                t = time.perf_counter()
-                assert _sources(page_search()) == {"kept"}
-                took["page_search_s"] = time.perf_counter() - t
-                gone = await s.call_tool("read_file", {"doc_id": doc})
-                assert gone.is_error and "unknown doc_id" in gone.content[0].text
-                status, _, _ = page.request("GET", f"/doc?doc_id={doc}")
-                assert status == 404
-                return doc, took
+            cli("remove", "doomed", env=env)
+            t = time.perf_counter()
+            assert _sources(await mcp_search()) == {"kept"}
+            took = {"mcp_search_s": time.perf_counter() - t}
+            t = time.perf_counter()
+            assert _sources(page_search()) == {"kept"}
+            took["page_search_s"] = time.perf_counter() - t
+            gone = await s.call_tool("read_file", {"doc_id": doc})
+            assert gone.is_error and "unknown doc_id" in gone.content[0].text
+            status, _, _ = page.request("GET", f"/doc?doc_id={doc}")
+            assert status == 404
+            return doc, took
 
     try:
         doc, took = anyio.run(session)
