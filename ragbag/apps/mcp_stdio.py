@@ -73,10 +73,12 @@ class _Lines:
             yield text
 
     async def _answer(self, line: bytes) -> None:
+        import anyio
         import mcp_types as types
         from mcp.shared.message import SessionMessage
 
-        refusal = jsonrpc_lines.refusal(line)
+        # In a worker thread: a hostile line of megabytes takes a second or two to explain.
+        refusal = await anyio.to_thread.run_sync(jsonrpc_lines.refusal, line)
         if refusal is None:
             log.info("dropped a line that wants no answer (%d bytes)", len(line))
             return
