@@ -64,15 +64,16 @@ class _Lines:
                 text = line.decode("utf-8")
                 message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
             except ValueError:  # not UTF-8, or pydantic's ValidationError
-                await self._answer(line)
+                if not await self._answered(line):
+                    log.info("dropped a line that wants no answer (%d bytes)", len(line))
                 continue
             # A request whose id the SDK cannot take (null, a list…) validates as a notification.
-            if isinstance(message, types.JSONRPCNotification) and '"id"' in text and jsonrpc_lines.refusal(line):
-                await self._answer(line)
+            if isinstance(message, types.JSONRPCNotification) and '"id"' in text and await self._answered(line):
                 continue
             yield text
 
-    async def _answer(self, line: bytes) -> None:
+    async def _answered(self, line: bytes) -> bool:
+        """Answer the line with its JSON-RPC error; False when it wants none."""
         import anyio
         import mcp_types as types
         from mcp.shared.message import SessionMessage
@@ -80,14 +81,14 @@ class _Lines:
         # In a worker thread: a hostile line of megabytes takes a second or two to explain.
         refusal = await anyio.to_thread.run_sync(jsonrpc_lines.refusal, line)
         if refusal is None:
-            log.info("dropped a line that wants no answer (%d bytes)", len(line))
-            return
+            return False
         log.info("answered a line the SDK cannot read (%d bytes): %s", len(line), refusal.message)
         error = types.JSONRPCError(
             jsonrpc="2.0", id=refusal.id, error=types.ErrorData(code=refusal.code, message=refusal.message)
         )
         await self._ready.wait()
         await self._write.send(SessionMessage(error))
+        return True
 
 
 def _claim_stdin() -> tuple[BinaryIO, Any]:

@@ -54,6 +54,7 @@ LINES: list[tuple[str, bytes, object, int | None]] = [
 UNANSWERED = [
     ("a notification", b'{"jsonrpc": "2.0", "method": "notifications/x", "params": {"a": "\\ud800"}}'),
     ("a deep notification", b'{"jsonrpc": "2.0", "method": "notifications/x", "params": {"a": ' + DEEP + b"}}"),
+    ("a notification with an id inside", b'{"jsonrpc": "2.0", "method": "notifications/x", "params": {"id": 5}}'),
     ("a blank line", b"   "),
 ]
 
