@@ -9,7 +9,7 @@ stays ``bm25`` (see ``PUBLISH``).
 
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from types import ModuleType
 from typing import Any
@@ -36,6 +36,9 @@ STAGES = ("documents", "chunks", "embeddings", "graph", PUBLISH)
 # A backfill over a connector's sources (partition range) is one run; each stage then iterates
 # context.partition_keys. `dagster asset materialize --partition-range` requires single_run.
 BACKFILL_POLICY = dg.BackfillPolicy.single_run()
+# The run tag of a build allowed to empty its source (`ragbag build NAME --allow-empty`; a launch
+# from the UI may carry it too): see ragbag.build.ingest.
+ALLOW_EMPTY_TAG = "ragbag/allow-empty"
 # A step logs its wait for the writers' lock only from this long: each log line is an event the
 # instance stores, and a refresh pays for every event of every step (benchmarks/README.md).
 LOCK_WAIT_WORTH_SAYING = 1.0
@@ -48,6 +51,9 @@ CODE_VERSIONS = {
     "bm25": "1",
 }
 
+
+# A stage: the store, home and source it builds, and the run's tags (what the run was asked).
+Stage = Callable[[Store, Home, Source, Mapping[str, str]], dict]
 
 KINDS = {
     "documents": {"lancedb"},
@@ -98,7 +104,7 @@ def connector_chain(
     search reads), so the UI flags a connector whose index has not been refreshed on time."""
     partitions = partitions_for(connector)
 
-    def make(stage: str, upstream: "str | None", run: Callable[[Store, Home, Source], dict], doc: str):
+    def make(stage: str, upstream: "str | None", run: Stage, doc: str):
         key = dg.AssetKey([connector, stage])
         # Partitioned checks are a Dagster preview and backfill_policy is beta; we rely on both.
         with warnings.catch_warnings():
@@ -106,9 +112,7 @@ def connector_chain(
             warnings.simplefilter("ignore", dg.BetaWarning)
             return _define(key, stage, upstream, run, doc)
 
-    def _define(
-        key: dg.AssetKey, stage: str, upstream: "str | None", run: Callable[[Store, Home, Source], dict], doc: str
-    ) -> dg.AssetsDefinition:
+    def _define(key: dg.AssetKey, stage: str, upstream: "str | None", run: Stage, doc: str) -> dg.AssetsDefinition:
         specs = [
             dg.AssetCheckSpec(
                 fn.__name__,
@@ -157,7 +161,7 @@ def connector_chain(
                 source = _source(home, keys[0], connector)
                 store = Store(home.lance_uri)
                 try:
-                    report = run(store, home, source)
+                    report = run(store, home, source, context.run.tags)
                 except RagbagError as e:
                     raise dg.Failure(description=str(e)) from None
                 for err in report.get("errors", []):
@@ -182,19 +186,21 @@ def connector_chain(
         make(
             "documents",
             None,
-            lambda st, h, s: ingest.ingest(st, h, s, module.read),
+            lambda st, h, s, tags: ingest.ingest(
+                st, h, s, module.read, allow_empty=tags.get(ALLOW_EMPTY_TAG) == "true"
+            ),
             f"Records of each {connector} source, normalised, diffed by content hash.",
         ),
         make(
             "chunks",
             "documents",
-            lambda st, h, s: chunk.chunk(st, s, module.spans, home_model(h)),
+            lambda st, h, s, _: chunk.chunk(st, s, module.spans, home_model(h)),
             "Token-bounded chunks; only changed documents are re-chunked.",
         ),
         make(
             "embeddings",
             "chunks",
-            lambda st, h, s: embed.embed(
+            lambda st, h, s, _: embed.embed(
                 st,
                 s,
                 home_model(h),
@@ -209,14 +215,14 @@ def connector_chain(
         make(
             "graph",
             "embeddings",
-            lambda st, h, s: graph_stage.build_graph(st, h, s, home_model(h)),
+            lambda st, h, s, _: graph_stage.build_graph(st, h, s, home_model(h)),
             "Proximity graph: HNSW over kept vectors (fast) or a hub-pruned graph with PQ codes "
             "and the vectors dropped (compact).",
         ),
         make(
             PUBLISH,
             "graph",
-            lambda st, h, s: publish.publish(st, h, s, home_model(h)),
+            lambda st, h, s, _: publish.publish(st, h, s, home_model(h)),
             "Publishes this build to search: builds the keyword index (BM25) and swaps it in with "
             "the staged graph as the version search reads.",
         ),
@@ -228,7 +234,7 @@ def _backfill_step(
     home: Home,
     keys: list[str],
     stage: str,
-    run: Callable[[Store, Home, Source], dict],
+    run: Stage,
 ) -> dg.MaterializeResult:
     """One stage over a range of sources (a backfill run): each source in turn, as a build would.
 
@@ -243,7 +249,7 @@ def _backfill_step(
     for key in keys:
         try:
             source = _source(home, key, connector)
-            reports[key] = run(Store(home.lance_uri), home, source)
+            reports[key] = run(Store(home.lance_uri), home, source, context.run.tags)
         except (RagbagError, dg.Failure) as e:
             failures[key] = getattr(e, "description", None) or str(e)
             context.log.error(f"{key}: {failures[key]}")

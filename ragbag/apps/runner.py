@@ -16,12 +16,17 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
+from ragbag.apps import build_report
 from ragbag.assets.pool import ensure_pool, reap_dead_runs
 from ragbag.core import leases, progress
+from ragbag.core.errors import StorageFault
 from ragbag.core.home import Home, Source
+from ragbag.core.storage_faults import explain
 
-# The run's events still go to the instance (and the UI); only the terminal echo is quieted.
-_QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+# The run's events still go to the instance (and the UI); the terminal shows the build's report
+# (``ragbag.apps.build_report``: every failure's cause, every skipped record), not Dagster's echo of
+# them, which for a failed step is its stack.
+_QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
 def use_home(home: Home) -> None:
@@ -31,7 +36,8 @@ def use_home(home: Home) -> None:
     os.environ["RAGBAG_HOME"] = str(home.root)
 
 
-def _instance(home: Home):
+def dagster_instance(home: Home):
+    """The Dagster instance the CLI and `dagster dev` share, in this home."""
     use_home(home)
     import dagster as dg
 
@@ -45,7 +51,7 @@ def sync_partitions(home: Home, add: Iterable[Source] = (), remove: Iterable[Sou
         return
     from ragbag.assets.chain import partitions_for
 
-    instance = _instance(home)
+    instance = dagster_instance(home)
     ensure_pool(instance)
     for src in add:
         pname = partitions_for(src.connector).name
@@ -57,17 +63,32 @@ def sync_partitions(home: Home, add: Iterable[Source] = (), remove: Iterable[Sou
             instance.delete_dynamic_partition(pname, src.name)
 
 
-def run_builds(home: Home, sources: list[Source], show_progress: bool, force: bool = False) -> list[dict[str, Any]]:
-    """Materialise each source's chain as one Dagster run; a failed source never stops the rest.
+class BuildsStopped(StorageFault):
+    """The disk stopped a build: full or read-only, the sources after the one it failed would
+    fail the same way, so they are not started. ``reports`` are those of every source asked for
+    (the message is the fault's one line)."""
+
+    def __init__(self, fault: StorageFault, reports: list[dict[str, Any]]):
+        super().__init__(fault.kind, str(fault))
+        self.reports = reports
+
+
+def run_builds(
+    home: Home, sources: list[Source], show_progress: bool, force: bool = False, allow_empty: bool = False
+) -> list[dict[str, Any]]:
+    """Materialise each source's chain as one Dagster run; a failed source never stops the rest,
+    unless the disk did it (:class:`BuildsStopped`).
 
     A source whose files and settings are as its published index was built from starts no run
     (``ragbag.build.changes``; ``force`` runs it anyway): it is reported to Dagster as an
     unchanged materialisation (``ragbag.assets.unchanged``), and when every source is, the
-    definitions are not even loaded. Dead builds are reaped either way.
+    definitions are not even loaded. Dead builds are reaped either way. ``allow_empty`` lets a
+    source whose records all vanished be emptied (``ragbag.build.ingest``); its runs say so in
+    their tags.
     """
     from ragbag.build import changes
 
-    instance = _instance(home)
+    instance = dagster_instance(home)
     ensure_pool(instance)
     reap_dead_runs(instance, home)  # a killed build's run and slot, even when nothing else runs
     reports: dict[str, dict[str, Any]] = {}
@@ -81,37 +102,74 @@ def run_builds(home: Home, sources: list[Source], show_progress: bool, force: bo
         from ragbag.assets.unchanged import record_unchanged
 
         record_unchanged(instance, src, record)
-        reports[src.name] = _unchanged_report(src, record, time.time() - started)
-    if todo:
-        for report in _run(home, instance, todo, show_progress):
-            reports[report["source"]] = report
+        reports[src.name] = build_report.unchanged(src, record, time.time() - started)
+    fault = _run(home, instance, todo, show_progress, allow_empty, reports) if todo else None
+    if fault is not None:
+        for src in todo:
+            reports.setdefault(src.name, build_report.failed(src, f"not started: {fault}", 0))
+        raise BuildsStopped(fault, [reports[src.name] for src in sources])
     return [reports[src.name] for src in sources]
 
 
-def _run(home: Home, instance, sources: list[Source], show_progress: bool) -> list[dict[str, Any]]:
+def _run(
+    home: Home,
+    instance,
+    sources: list[Source],
+    show_progress: bool,
+    allow_empty: bool,
+    reports: dict[str, dict[str, Any]],
+) -> StorageFault | None:
+    """Run each source's build into ``reports``; the storage fault that stopped them, if one did."""
     from ragbag.apps.cli.safe_text import Stream
-    from ragbag.assets.chain import job_name
+    from ragbag.assets.chain import ALLOW_EMPTY_TAG, job_name
     from ragbag.pipelines.definitions import defs
 
     sync_partitions(home, add=sources)
-    reports = []
+    tags = {"ragbag/trigger": "cli", "ragbag/pid": leases.identity()} | (
+        {ALLOW_EMPTY_TAG: "true"} if allow_empty else {}
+    )
     with reaping(home), _progress_bars() if show_progress else nullcontext(None) as listener:
-        # Dagster echoes the stages' warnings (file names of skipped records) to stderr: shown,
-        # never obeyed. Inside the bars, which draw on the stderr they were made with.
+        # Whatever the run writes to stderr (Dagster echoes only what is critical): shown, never
+        # obeyed. Inside the bars, which draw on the stderr they were made with.
         echo = contextlib.redirect_stderr(Stream(sys.stderr))
         with echo, progress.listening(listener) if listener else nullcontext():
             for src in sources:
                 started = time.time()
+                if _removed(home, src):  # by `ragbag remove` while the sources before it built
+                    reports[src.name] = build_report.failed(src, build_report.REMOVED, 0)
+                    continue
                 job = defs.resolve_job_def(job_name(src.connector))
-                result = job.execute_in_process(
-                    partition_key=src.name,
-                    instance=instance,
-                    raise_on_error=False,
-                    tags={"ragbag/trigger": "cli", "ragbag/source": src.name, "ragbag/pid": leases.identity()},
-                    run_config=_QUIET,
-                )
-                reports.append(_report(src, result, time.time() - started))
-    return reports
+                try:
+                    result = job.execute_in_process(
+                        partition_key=src.name,
+                        instance=instance,
+                        raise_on_error=False,
+                        tags={**tags, "ragbag/source": src.name},
+                        run_config=_QUIET,
+                    )
+                except Exception as e:  # Dagster could not record the run: its storage failed
+                    if _removed(home, src):
+                        reports[src.name] = build_report.failed(src, build_report.REMOVED, time.time() - started)
+                        continue
+                    fault = explain(e, home, "build")
+                    if fault is None:
+                        raise
+                    reports[src.name] = build_report.failed(src, str(fault), time.time() - started)
+                    return fault
+                if _removed(home, src):  # its steps stopped at the registry; `remove` deletes its run
+                    reports[src.name] = build_report.failed(src, build_report.REMOVED, time.time() - started)
+                    continue
+                reports[src.name], fault = build_report.from_run(home, src, result, time.time() - started)
+                if fault is not None:
+                    return fault
+    return None
+
+
+def _removed(home: Home, src: Source) -> bool:
+    """Whether ``ragbag remove`` removed the source since the build was asked for. A build of it
+    writes nothing after that (its steps look for it under the writers' lock), and its run is
+    deleted when it ends: all there is left to do is to say so."""
+    return src.name not in home.sources()
 
 
 def _has_partition(instance, src: Source) -> bool:
@@ -128,7 +186,7 @@ def forget_runs(home: Home, source: Source) -> int:
 
     import dagster as dg
 
-    instance = _instance(home)
+    instance = dagster_instance(home)
     ids = {
         r.run_id
         for tags in ({"dagster/partition": source.name}, {"ragbag/source": source.name})
@@ -177,7 +235,7 @@ def reaping(home: Home, every: float = 2.0) -> Iterator[None]:
     stop = threading.Event()
 
     def loop() -> None:
-        instance = _instance(home)  # its own connections: SQLite storage is per thread
+        instance = dagster_instance(home)  # its own connections: SQLite storage is per thread
         while not stop.wait(every):
             with contextlib.suppress(Exception):  # a locked database this round: the next one
                 reap_dead_runs(instance, home)
@@ -189,75 +247,6 @@ def reaping(home: Home, every: float = 2.0) -> Iterator[None]:
     finally:
         stop.set()
         thread.join(every + 5)
-
-
-def _unchanged_report(src: Source, record: dict[str, Any], seconds: float) -> dict[str, Any]:
-    """The report of a source skipped as unchanged: a build's fields, from its published index."""
-    manifest = record["manifest"]
-    docs = {"documents": manifest["documents"], "errors": record.get("errors", [])}
-    return {
-        "source": src.name,
-        "connector": src.connector,
-        "status": "success",
-        "unchanged": True,
-        "documents": manifest["documents"],
-        "added": 0,
-        "changed": 0,
-        "deleted": 0,
-        "chunks": manifest["chunks"],
-        "chunks_embedded": 0,
-        "graph": {k: manifest.get("graph", {}).get(k) for k in ("profile", "mode", "recall_at_10", "bytes")},
-        "errors": docs["errors"],
-        "failure": None,
-        "run_id": None,
-        "seconds": round(seconds, 2),
-        "warnings": _warnings(src, True, docs),
-    }
-
-
-def _report(src: Source, result, seconds: float) -> dict[str, Any]:
-    from ragbag.assets.chain import PUBLISH
-
-    meta: dict[str, dict[str, Any]] = {}
-    for ev in result.get_asset_materialization_events():
-        md = ev.event_specific_data.materialization.metadata
-        meta[ev.asset_key.path[-1]] = {k: v.value for k, v in md.items()}
-    docs, chunks, emb = meta.get("documents", {}), meta.get("chunks", {}), meta.get("embeddings", {})
-    failure = None
-    for ev in result.all_events:
-        if ev.is_step_failure:
-            err = ev.step_failure_data.error
-            failure = (err.message or "").strip().splitlines()[-1] if err else "step failed"
-            failure = failure.split(": ", 1)[1] if failure.startswith("dagster.") and ": " in failure else failure
-            break
-    return {
-        "source": src.name,
-        "connector": src.connector,
-        "status": "success" if result.success else "failed",
-        "unchanged": bool(meta.get(PUBLISH, {}).get("unchanged", False)),
-        "documents": docs.get("documents", 0),
-        "added": docs.get("added", 0),
-        "changed": docs.get("changed", 0),
-        "deleted": docs.get("deleted", 0),
-        "chunks": chunks.get("chunks", 0),
-        "chunks_embedded": emb.get("chunks_embedded", 0),
-        "graph": {k: meta.get("graph", {}).get(k) for k in ("profile", "mode", "recall_at_10", "bytes")},
-        "errors": docs.get("errors", []),
-        "failure": failure,
-        "run_id": result.run_id,
-        "seconds": round(seconds, 2),
-        "warnings": _warnings(src, result.success, docs),
-    }
-
-
-def _warnings(src: Source, success: bool, docs: dict[str, Any]) -> list[str]:
-    """Never silently empty: a source that read nothing and reported nothing says so."""
-    if success and not docs.get("documents") and not docs.get("errors"):
-        return [
-            f"{src.connector} read 0 records and reported no errors under {src.path or 'its default places'}: "
-            f"is that the folder or export it reads? (see `ragbag add {src.connector} --help`)"
-        ]
-    return []
 
 
 @contextmanager

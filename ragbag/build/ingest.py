@@ -33,23 +33,29 @@ _SHOWN_VERSIONS = 50  # changed documents named in the report (the counts are wh
 Reader = Callable[..., Iterator["Document | ReadError | Seen | Cursor"]]  # read(path, source, cursor, options=)
 
 
-def ingest(store: Store, home: Home, source: Source, reader: Reader) -> dict[str, Any]:
+def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty: bool = False) -> dict[str, Any]:
     """Read the source's records and store what was added, changed or deleted.
 
     Incremental connectors read only past their cursor and vouch for older records with
     ``Seen``; everything else stored but not yielded is a deletion. The new cursor is saved only
     after the documents are written, so a killed build re-reads rather than skips. A changed or
     deleted document's previous text is kept as a version (``ragbag.build.history``).
+
+    Every record of a source vanishing at once, with no error to say why (a missing path, an
+    empty folder, 0 records read), is an unplugged disk or a moved export far more often than a
+    wish: the stored documents are kept and the build fails, unless ``allow_empty`` (``ragbag
+    build NAME --allow-empty``) says the source is empty on purpose.
     """
     root = Path(source.path) if source.path else None
-    if root is not None and not root.exists():
-        raise RagbagError(f"source {source.name!r}: path does not exist: {root}")
-    fingerprint = changes.source_fingerprint(home, source)  # before reading: see changes
-    cursor_file = cursor_path(home, source)
-    cursor = _load_cursor(cursor_file, source)
     stored = store.rows("documents", source.name, ["doc_id", "content_hash"]).to_pydict()
     old = dict(zip(stored["doc_id"], stored["content_hash"]))
     del stored
+    missing = root is not None and not root.exists()
+    if missing and not (allow_empty and old):
+        raise RagbagError(f"source {source.name!r}: path does not exist: {root}" + _kept(source, len(old)))
+    fingerprint = changes.source_fingerprint(home, source)  # before reading: see changes
+    cursor_file = cursor_path(home, source)
+    cursor = _load_cursor(cursor_file, source)
     read: set[str] = set()  # ids of the records read (kept: deletions and duplicates need them)
     seen: set[str] = set()
     errors: list[dict[str, str]] = []
@@ -101,7 +107,7 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader) -> dict[str
         batch, batch_bytes = [], 0
         progress.report("read", source.name, len(read))
 
-    for item in reader(root, source.name, cursor, options=source.options):
+    for item in () if missing else reader(root, source.name, cursor, options=source.options):
         if isinstance(item, ReadError):
             errors.append(item.as_dict())
         elif isinstance(item, Seen):
@@ -118,6 +124,9 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader) -> dict[str
             batch_bytes += len(item.text)
             if len(batch) >= _BATCH_RECORDS or batch_bytes >= _BATCH_BYTES:
                 flush()
+    if old and not (read or seen or errors or allow_empty):
+        where = f"under {root}" if root is not None else "in its default places"
+        raise RagbagError(f"source {source.name!r} read 0 records and no errors {where}" + _kept(source, len(old)))
     flush()
     progress.report("read", source.name, len(read), len(read))
 
@@ -145,6 +154,17 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader) -> dict[str
         "preview": preview(shown),
         "table_version": store.table("documents").version,
     }
+
+
+def _kept(source: Source, documents: int) -> str:
+    """The rest of the one line that refuses to empty a source: what is kept, and the way to
+    empty it on purpose."""
+    if not documents:
+        return ""
+    return (
+        f"; its {documents} indexed documents are kept (an unplugged disk or a moved export?): "
+        f"if it is empty on purpose, `ragbag build {source.name} --allow-empty`"
+    )
 
 
 def cursor_path(home: Home, source: Source) -> Path:

@@ -18,3 +18,13 @@ class DamagedIndex(RagbagError):
             f"source {source!r}: its published index is damaged ({self.reason}); "
             f"rebuild it with `ragbag build {source}`"
         )
+
+
+class StorageFault(RagbagError):
+    """A write failed because the disk under the home is full, over quota or read-only (see
+    ``ragbag.core.storage_faults``): the message says which, where, and what to do. ``kind`` is
+    one of ``storage_faults``' SPACE, QUOTA, READ_ONLY, IO."""
+
+    def __init__(self, kind: str, message: str):
+        self.kind = kind
+        super().__init__(message)

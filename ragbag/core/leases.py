@@ -18,7 +18,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -68,13 +68,19 @@ def hold(folder: Path, run_id: str, step: str) -> Iterator[Path]:
 
 
 @contextmanager
-def exclusive(path: Path) -> Iterator[float]:
-    """Hold an exclusive OS lock on ``path`` while the block runs; yields the seconds waited."""
+def exclusive(path: Path, waiting: Callable[[], None] | None = None) -> Iterator[float]:
+    """Hold an exclusive OS lock on ``path`` while the block runs; yields the seconds waited.
+    ``waiting`` is called first when another process holds it (to say why nothing happens)."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         started = time.monotonic()
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting is not None:
+                waiting()
+            fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield time.monotonic() - started
         finally:

@@ -90,7 +90,7 @@ def test_the_sanitiser_shows_every_control_and_keeps_the_text():
 
 def test_add_and_build_print_the_path_visibly(kb):
     assert_inert(kb["add"], "add")
-    assert_inert(kb["build"], "build")  # its report, and Dagster's echo of the stage's warning
+    assert_inert(kb["build"], "build")  # its report: the skipped file named in it
     assert "notes\\x1b]0;dir\\x07" in kb["add"]
     assert "empty\\x1b]0;PWNED-TITLE\\x07" in kb["build"]  # the empty file's error names it
 

@@ -6,12 +6,14 @@ The commands live by concern beside this module (``sources``: add, build, list, 
 over the engine and the Dagster definitions. Heavy imports (Dagster, torch, LanceDB) happen
 inside the commands that need them, so ``ragbag add`` is instant and ``ragbag search`` never
 loads Dagster. Every user-facing failure is a :class:`RagbagError`: one line on stderr, exit
-code 2; so is a usage error (click's or typer's vendored click's) and an unexpected failure
-that a damaged published index explains.
+code 2; so is a usage error (click's or typer's vendored click's), a failure to write because the
+disk is full or the home read-only (``ragbag.core.storage_faults``), whichever library raised it,
+and an unexpected failure that a damaged published index explains.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 
 import typer
@@ -22,6 +24,7 @@ from ragbag.apps.cli.safe_text import line
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.private import private_process
+from ragbag.core.storage_faults import explain
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="RAG everything, local-first.")
 # In this order in `ragbag --help`.
@@ -55,6 +58,9 @@ def main() -> None:
             sys.exit(130)
         if _is_click(e, "ClickException"):
             _fail(_usage_message(e))
+        fault = explain(e, Home(), _command())
+        if fault is not None:
+            _fail(str(fault))
         damage = _damage_behind(e)
         if damage is None:
             raise
@@ -65,6 +71,18 @@ def main() -> None:
 def _fail(message: str) -> None:
     print(f"ragbag: error: {line(message)}", file=sys.stderr)  # messages name paths, titles, typed values
     sys.exit(2)
+
+
+def _command() -> str:
+    """The command the user ran, as advice to run it again names it (``build``, ``config set``)."""
+    words = []
+    for arg in sys.argv[1:3]:
+        if not re.fullmatch(r"[a-z][a-z-]*", arg):
+            break
+        words.append(arg)
+        if arg != "config":  # the one group: its command is the next word
+            break
+    return " ".join(words)
 
 
 def _is_click(error: Exception, name: str) -> bool:

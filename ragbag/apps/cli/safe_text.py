@@ -15,8 +15,8 @@ rich adds a second hazard: a string printed through it is markup, so a path hold
 raises and ``notes [old]`` loses ``[old]``. :func:`markup` is :func:`line` escaped for rich;
 text passed as ``rich.text.Text`` is never parsed and needs only :func:`line`.
 
-What ragbag does not format itself but lets through to the terminal (Dagster's log echo of a
-build, which names the files it skipped) is written through a :class:`Stream`.
+What ragbag does not format itself but lets through to the terminal (whatever a build's run
+writes to stderr while it reads files anyone named) is written through a :class:`Stream`.
 
 ``--json`` output needs none of this: ``ragbag.core.jsonout`` escapes every such character.
 """

@@ -90,6 +90,12 @@ def build(
     force: bool = typer.Option(
         False, "--force", help="Run every build, even for sources whose files and settings did not change."
     ),
+    allow_empty: bool = typer.Option(
+        False,
+        "--allow-empty",
+        help="Empty a source whose records all vanished (its folder empty or gone, 0 records read). Without "
+        "it, such a build fails and keeps the index: an unplugged disk must not wipe it.",
+    ),
 ) -> None:
     """Build sources through Dagster: read, chunk, embed, index. A source whose files and settings
     are as its last build left them starts no run (reported as unchanged)."""
@@ -112,13 +118,21 @@ def build(
     if not targets:
         raise RagbagError("no sources registered: `ragbag add CONNECTOR NAME PATH` first")
 
-    from ragbag.apps.runner import run_builds
+    from ragbag.apps.runner import BuildsStopped, run_builds
 
-    reports = run_builds(home, targets, show_progress=not as_json and sys.stderr.isatty(), force=force)
+    stopped = None
+    try:
+        reports = run_builds(
+            home, targets, show_progress=not as_json and sys.stderr.isatty(), force=force, allow_empty=allow_empty
+        )
+    except BuildsStopped as e:  # a full or read-only disk: the report, then its one line
+        reports, stopped = e.reports, e
     if as_json:
         print(jsonout.dumps(reports, indent=2))
     else:
         _print_reports(reports)
+    if stopped is not None:
+        raise stopped
     if any(r["status"] != "success" for r in reports):
         raise typer.Exit(1)
 
@@ -174,26 +188,24 @@ def status(
 
 def remove(name: str = typer.Argument(..., help="The source to remove.")) -> None:
     """Remove a source and every byte of it: rows, old table versions, cached vectors, index
-    files, cursor, Dagster runs and partition, and its registration."""
+    files, cursor, Dagster runs and partition, and its registration. A build of it under way
+    stops at its next step and writes nothing more."""
+    from ragbag.apps.removal import RUN_WAIT_S
+    from ragbag.apps.removal import remove as remove_source
+
     home = Home().ensure()
-    src = home.source(name)
-    held: list[str] = []
-    if not home.lance_is_local or home.lance_dir.exists():
-        from ragbag.build.retention import purge
-        from ragbag.index.store import Store
-
-        held = purge(Store(home.lance_uri), home, src)
-    home.remove_source(name)
-    _sync_partitions(home, remove=[src])
-    from ragbag.apps.runner import forget_runs
-
-    runs = forget_runs(home, src)
     con = console()
-    con.print(f"removed source [bold]{name}[/] (and its {runs} Dagster runs)")
-    for other in held:
+    done = remove_source(home, name, waiting=lambda why: console(stderr=True).print(f"[dim]{markup(why)}[/]"))
+    con.print(f"removed source [bold]{markup(name)}[/] (and its {done.runs} Dagster runs)")
+    for other in done.held:
         con.print(
             f"[yellow]{other}: a build of it is unfinished, so the table versions its index reads "
             f"still hold {name}'s text until `ragbag build {other}`[/]"
+        )
+    for run in done.still_running:
+        con.print(
+            f"[yellow]run {run} of {name} had not ended after {RUN_WAIT_S / 60:.0f} min: what it records "
+            f"from now on stays until you delete the run in the Dagster UI[/]"
         )
 
 

@@ -1,0 +1,235 @@
+"""A full disk and a read-only home: every command that writes ends in one line that names the
+cause and the fix, with exit 2 and no traceback; a build says which source failed and why; the
+previous index stays readable; the next build once space (or write access) is back completes.
+
+The full disk is a 64 MB tmpfs filled to its last byte while a build embeds; the read-only home is
+a bind mount of it remounted read-only (chmod would not stop root, and these tests may run as
+root). Both live in a private user and mount namespace (``namespaced.py``): no root needed, and
+skipped, saying why, where the machine allows no such namespace. Without one,
+``test_a_stage_that_meets_a_full_disk_fails_its_source_in_one_line`` makes a stage's write raise
+ENOSPC in-process.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+import namespaced
+import pytest
+from conftest import cli, strict_json, write
+from figures import record
+
+from ragbag.core import storage_faults
+from ragbag.core.errors import StorageFault
+from ragbag.core.home import Home
+
+N = 150  # new documents: their embedding outlasts filling the disk
+needs_namespace = pytest.mark.skipif(namespaced.available() is not None, reason=str(namespaced.available()))
+
+
+def _sources(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """notes (built first), more (copied into notes for the build that meets the fault), other."""
+    notes = write(
+        tmp_path / "notes",
+        {
+            "harbour.md": "# Harbour\n\nThe lighthouse keeper logs the tide every dawn.\n",
+            "kayaks.md": "# Kayaks\n\nTwo kayaks booked for Saturday.\n",
+            "garden.md": "# Garden\n\nWater the tomatoes at dusk.\n",
+        },
+    )
+    words = "amber birch cobalt dune ember fjord garnet harbor indigo juniper kelp lagoon".split()
+    more = write(
+        tmp_path / "more",
+        {
+            f"r{i:03d}.md": f"# Report {i}\n\nQuillmark{i} survey: " + " ".join(words[(i + j) % 12] for j in range(30))
+            for i in range(N)
+        },
+    )
+    other = write(tmp_path / "other", {"x.md": "# Other\n\nAnything.\n"})
+    return notes, more, other
+
+
+def _writers(other: Path) -> list[tuple[list[str], str]]:
+    """Commands that write, each with its name as the advice to run it again says it."""
+    return [
+        (["ragbag", "build"], "build"),
+        (["ragbag", "add", "files", "other", str(other)], "add"),
+        (["ragbag", "config", "set", "storage.keep_versions", "2h"], "config set"),
+        (["ragbag", "remove", "notes"], "remove"),
+    ]
+
+
+SEARCH_OLD = ["ragbag", "search", "who logs the tide", "-k", "1", "--json"]
+READERS = [SEARCH_OLD, ["ragbag", "status", "--json"], ["ragbag", "list", "--json"]]
+
+
+def _one_line(result: dict, starts: str) -> str:
+    """The step ended in exactly one error line that starts so, exit 2, and nothing like a traceback."""
+    text = result["stdout"] + result["stderr"]
+    assert "Traceback" not in text and "Stack Trace" not in text and "│" not in result["stderr"], text[-3000:]
+    lines = result["stderr"].splitlines()
+    assert result["rc"] == 2 and len(lines) == 1, (result["step"], result["rc"], result["stderr"][-3000:])
+    assert lines[0].startswith(f"ragbag: error: {starts}"), lines[0]
+    return lines[0]
+
+
+def _readable(result: dict) -> None:
+    """The previous index answered."""
+    assert result["rc"] == 0, result["stderr"][-3000:]
+    if result["step"] == SEARCH_OLD:
+        assert strict_json(result["stdout"])[0]["title"] == "Harbour"
+
+
+def _rebuilt(result: dict) -> None:
+    assert result["rc"] == 0, result["stdout"][-3000:] + result["stderr"][-3000:]
+    (report,) = strict_json(result["stdout"])
+    assert report["status"] == "success" and report["documents"] == 3 + N
+
+
+def _then_searchable(result: dict) -> None:
+    assert result["rc"] == 0, result["stderr"][-3000:]
+    assert strict_json(result["stdout"])[0]["title"] == "Report 77"
+
+
+SEARCH_NEW = ["ragbag", "search", "Quillmark77", "--mode", "keyword", "-k", "1", "--json"]
+
+
+@pytest.mark.slow(seconds=150)
+@needs_namespace
+def test_a_full_disk_fails_in_one_line_keeps_the_index_and_recovers(tmp_path):
+    notes, more, other = _sources(tmp_path)
+    home = tmp_path / "fs" / "home"
+    writers = _writers(other)
+    steps = [
+        ["mount", "64m"],
+        ["ragbag", "add", "files", "notes", str(notes)],
+        ["ragbag", "build", "--json"],
+        ["sh", f"cp {more}/*.md {notes}/"],
+        ["during", "embeddings", ["ragbag", "build", "--json"], ["fill"]],
+        *READERS,
+        *(step for step, _ in writers),
+        SEARCH_OLD,  # after every failed write too
+        ["unfill"],
+        ["ragbag", "build", "--json"],
+        SEARCH_NEW,
+    ]
+    results = namespaced.run(tmp_path, steps)
+    assert results[2]["rc"] == 0, results[2]["stderr"][-3000:]
+
+    full = results[4]
+    assert full["caught"], "the build ended before the disk was filled"
+    advice = "free space and run `ragbag build` again"
+    line = _one_line(full, f"no space left on device under $RAGBAG_HOME ({home}, ")
+    assert line.endswith(advice)
+    (report,) = json.loads(full["stdout"])  # the report first: which source, and why
+    assert report["status"] == "failed" and report["failure"].startswith("no space left on device")
+    assert report["failure"].endswith(advice)
+
+    for result in results[5 : 5 + len(READERS)]:
+        _readable(result)
+    for result, (_, command) in zip(results[5 + len(READERS) : -4], writers, strict=True):
+        line = _one_line(result, f"no space left on device under $RAGBAG_HOME ({home}, ")
+        assert line.endswith(f"free space and run `ragbag {command}` again"), line
+    _readable(results[-4])
+    _rebuilt(results[-2])
+    _then_searchable(results[-1])
+    record("disk_faults", {"full_disk_commands_one_line": 1 + len(writers), "full_disk_reads_served": 4})
+
+
+@pytest.mark.slow(seconds=90)
+@needs_namespace
+def test_a_read_only_home_fails_in_one_line_keeps_the_index_and_recovers(tmp_path):
+    notes, more, other = _sources(tmp_path)
+    home = tmp_path / "fs" / "home"
+    writers = _writers(other)
+    steps = [
+        ["mount", "64m"],
+        ["ragbag", "add", "files", "notes", str(notes)],
+        ["ragbag", "build", "--json"],
+        ["sh", f"cp {more}/*.md {notes}/"],
+        ["ro"],
+        *READERS,
+        *(step for step, _ in writers),
+        ["rw"],
+        ["ragbag", "build", "--json"],
+        SEARCH_NEW,
+    ]
+    results = namespaced.run(tmp_path, steps)
+    assert results[2]["rc"] == 0, results[2]["stderr"][-3000:]
+    for result in results[5 : 5 + len(READERS)]:
+        _readable(result)
+    for result, (_, command) in zip(results[5 + len(READERS) : -3], writers, strict=True):
+        line = _one_line(result, f"RAGBAG_HOME {home} is read-only: make it writable")
+        assert line.endswith(f"run `ragbag {command}` again"), line
+    _rebuilt(results[-2])
+    _then_searchable(results[-1])
+    record("disk_faults", {"read_only_home_commands_one_line": len(writers), "read_only_home_reads_served": 3})
+
+
+def test_a_stage_that_meets_a_full_disk_fails_its_source_in_one_line(home, tmp_path, monkeypatch, capsys):
+    """Where no namespace may be made: LanceDB's own ENOSPC error, raised in-process from the
+    documents stage's write, through Dagster, the build's report and the CLI's handler."""
+    from ragbag.apps.cli import main
+    from ragbag.index.store import Store
+
+    notes, more, _ = _sources(tmp_path)
+    cli("add", "files", "notes", str(notes))
+    cli("build")
+    write(notes, {"new.md": "# New\n\nA new page.\n"})
+
+    def full(*_args, **_kw):
+        raise RuntimeError(
+            "lance error: LanceError(IO): No space left on device (os error 28), "
+            "/root/.cargo/registry/src/index.crates.io/lance-file-13.0.0/src/writer/structural.rs:191:9"
+        )
+
+    monkeypatch.setattr(Store, "add", full)
+    monkeypatch.setattr(sys, "argv", ["ragbag", "build", "--json"])
+    with pytest.raises(SystemExit) as ended:
+        main.main()
+    out, err = capsys.readouterr()
+    assert ended.value.code == 2
+    (report,) = strict_json(out)
+    assert report["status"] == "failed" and report["failure"].startswith("no space left on device under $RAGBAG_HOME")
+    assert err.count("\n") == 1 and err.startswith("ragbag: error: no space left on device under $RAGBAG_HOME")
+    assert "free space and run `ragbag build` again" in err
+    hits = strict_json(cli("search", "who logs the tide", "-k", "1", "--json").stdout)
+    assert hits[0]["title"] == "Harbour"
+
+
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        (OSError(errno.ENOSPC, "No space left on device"), storage_faults.SPACE),
+        (OSError(errno.EDQUOT, "Disk quota exceeded"), storage_faults.QUOTA),
+        (OSError(errno.EROFS, "Read-only file system"), storage_faults.READ_ONLY),
+        (sqlite3.OperationalError("database or disk is full"), storage_faults.SPACE),
+        (sqlite3.OperationalError("attempt to write a readonly database"), storage_faults.READ_ONLY),
+        (
+            RuntimeError(
+                "lance error: LanceError(IO): Generic LocalFileSystem error: Unable to copy data to file: Read-only file system (os error 30)"
+            ),
+            storage_faults.READ_ONLY,
+        ),
+        (sqlite3.OperationalError("disk I/O error"), storage_faults.IO),  # this disk has room: not "full"
+        (ValueError("disk space is a nice phrase"), None),
+        (OSError(errno.ENOENT, "No such file or directory"), None),
+    ],
+)
+def test_storage_faults_are_told_by_errno_and_words_along_the_chain(tmp_path, error, kind):
+    try:
+        try:
+            raise error
+        except Exception as inner:
+            raise RuntimeError("(sqlalchemy.exc.OperationalError) wrapped") from inner
+    except RuntimeError as outer:
+        fault = storage_faults.explain(outer, Home(tmp_path), "add")
+    if kind is None:
+        assert fault is None
+    else:
+        assert isinstance(fault, StorageFault) and fault.kind == kind
+        assert str(fault).endswith("run `ragbag add` again") and "\n" not in str(fault)
