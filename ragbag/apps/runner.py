@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 import time
+import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
@@ -27,6 +28,10 @@ from ragbag.core.storage_faults import explain
 # (``ragbag.apps.build_report``: every failure's cause, every skipped record), not Dagster's echo of
 # them, which for a failed step is its stack.
 _QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+# Runs this process gave up on when the disk failed: Dagster could not record their end, so
+# they hold the writers' pool as runs of a live process, which no reaper frees. A server
+# (`ragbag mcp`, `ragbag serve`) lives on to build again: its next build settles them first.
+_abandoned: set[str] = set()
 
 
 def use_home(home: Home) -> None:
@@ -91,6 +96,7 @@ def run_builds(
     instance = dagster_instance(home)
     ensure_pool(instance)
     reap_dead_runs(instance, home)  # a killed build's run and slot, even when nothing else runs
+    _settle(instance)
     reports: dict[str, dict[str, Any]] = {}
     todo = []
     for src in sources:
@@ -139,8 +145,10 @@ def _run(
                     reports[src.name] = build_report.failed(src, build_report.REMOVED, 0)
                     continue
                 job = defs.resolve_job_def(job_name(src.connector))
+                run_id = str(uuid.uuid4())  # known even when Dagster cannot record the run
                 try:
                     result = job.execute_in_process(
+                        run_id=run_id,
                         partition_key=src.name,
                         instance=instance,
                         raise_on_error=False,
@@ -154,6 +162,7 @@ def _run(
                     fault = explain(e, home, "build")
                     if fault is None:
                         raise
+                    _abandon(instance, run_id)
                     reports[src.name] = build_report.failed(src, str(fault), time.time() - started)
                     return fault
                 if _removed(home, src):  # its steps stopped at the registry; `remove` deletes its run
@@ -161,8 +170,27 @@ def _run(
                     continue
                 reports[src.name], fault = build_report.from_run(home, src, result, time.time() - started)
                 if fault is not None:
+                    _abandon(instance, run_id)  # its end is in the result, perhaps not on the disk
                     return fault
     return None
+
+
+def _abandon(instance, run_id: str) -> None:
+    """Note the run as given up, and settle it if the disk lets it now."""
+    _abandoned.add(run_id)
+    _settle(instance)
+
+
+def _settle(instance) -> None:
+    """Fail the runs this process gave up on and free their pool slots, as the reaper does for
+    a dead process's; those the disk still refuses are tried again at the next build."""
+    for run_id in sorted(_abandoned):
+        with contextlib.suppress(Exception):  # still full or read-only: next time
+            run = instance.get_run_by_id(run_id)
+            if run is not None and not run.is_finished:
+                instance.report_run_failed(run, "the disk failed under it (full or read-only); see the build's report")
+            instance.event_log_storage.free_concurrency_slots_for_run(run_id)
+            _abandoned.discard(run_id)
 
 
 def _removed(home: Home, src: Source) -> bool:

@@ -22,9 +22,10 @@ from conftest import RAGBAG
 
 # Steps: ["ragbag", args…] runs the CLI; ["mount", size] mounts the tmpfs the home lives on;
 # ["fill"] fills it to the last byte, ["unfill"] frees that again; ["ro"] / ["rw"] make the home
-# read-only (a bind mount remounted ro) and writable again; ["sh", cmd] runs a shell command;
-# ["during", stage, ragbag_step, step] starts the ragbag step, waits until one of its runs'
-# `stage` steps holds its lease, then runs `step` (say, ["fill"]) while the build goes on.
+# read-only (a bind mount remounted ro) and writable again; ["sh", cmd] runs a shell command in
+# the home's environment; ["during", stage, ragbag_step, step] starts the ragbag step, waits
+# until one of its runs' `stage` steps holds its lease, then runs `step` (say, ["fill"]) while
+# the build goes on.
 DRIVER = r"""
 import json, os, subprocess, sys, time
 from pathlib import Path
@@ -56,7 +57,7 @@ def act(step):
     elif kind == "rw":
         subprocess.run(["umount", str(home)], check=True)
     elif kind == "sh":
-        subprocess.run(["sh", "-c", step[1]], check=True)
+        return subprocess.Popen(["sh", "-c", step[1]], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return None
 
 def finish(step, proc, **extra):
