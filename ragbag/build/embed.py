@@ -88,7 +88,7 @@ def embed(
     hashes, texts = order, [need[h] for h in order]
     total = sum(tokens.values())
     fresh: dict[str, Any] = {}  # float32 rows: a list of Python floats would take 8× the memory
-    encoder = embedding.prepare_passage_encoder(model) if texts else ""
+    encoder = embedding.prepare_passage_encoder(model, total_tokens=total) if texts else ""
     progress.report("embed", source.name, 0, len(texts))
 
     def vector_of(h: str) -> Any:
