@@ -63,7 +63,19 @@ def _writers(other: Path) -> list[tuple[list[str], str]]:
     ]
 
 
+def _built_then_grown(notes: Path, more: Path) -> list[list[str]]:
+    """The first steps of each scenario: the tmpfs, notes built on it, then N more files in notes
+    for the build that meets the fault."""
+    return [
+        ["mount", "64m"],
+        ["ragbag", "add", "files", "notes", str(notes)],
+        ["ragbag", "build", "--json"],
+        ["sh", f"cp {more}/*.md {notes}/"],
+    ]
+
+
 SEARCH_OLD = ["ragbag", "search", "who logs the tide", "-k", "1", "--json"]
+SEARCH_NEW = ["ragbag", "search", "Quillmark77", "--mode", "keyword", "-k", "1", "--json"]
 READERS = [SEARCH_OLD, ["ragbag", "status", "--json"], ["ragbag", "list", "--json"]]
 
 
@@ -95,32 +107,40 @@ def _then_searchable(result: dict) -> None:
     assert strict_json(result["stdout"])[0]["title"] == "Report 77"
 
 
-SEARCH_NEW = ["ragbag", "search", "Quillmark77", "--mode", "keyword", "-k", "1", "--json"]
-
-
-@pytest.mark.slow(seconds=150)
-@needs_namespace
-def test_a_full_disk_fails_in_one_line_keeps_the_index_and_recovers(tmp_path):
+def _through_a_fault(tmp_path: Path, fault: list, recover: list) -> tuple[dict, list[tuple[dict, str]]]:
+    """notes built, grown, then the fault step; the readers, the writers and the search again on
+    it; the recovery step, a build and a search for a new document. Checks what every fault
+    shares (the reads served, the build after it complete); returns the fault step's result and
+    each writer's with its command's name."""
     notes, more, other = _sources(tmp_path)
-    home = tmp_path / "fs" / "home"
     writers = _writers(other)
     steps = [
-        ["mount", "64m"],
-        ["ragbag", "add", "files", "notes", str(notes)],
-        ["ragbag", "build", "--json"],
-        ["sh", f"cp {more}/*.md {notes}/"],
-        ["during", "embeddings", ["ragbag", "build", "--json"], ["fill"]],
+        *_built_then_grown(notes, more),
+        fault,
         *READERS,
         *(step for step, _ in writers),
         SEARCH_OLD,  # after every failed write too
-        ["unfill"],
+        recover,
         ["ragbag", "build", "--json"],
         SEARCH_NEW,
     ]
     results = namespaced.run(tmp_path, steps)
     assert results[2]["rc"] == 0, results[2]["stderr"][-3000:]
+    reads = len(READERS)
+    for result in [*results[5 : 5 + reads], results[-4]]:
+        _readable(result)
+    _rebuilt(results[-2])
+    _then_searchable(results[-1])
+    return results[4], list(zip(results[5 + reads : -4], (name for _, name in writers), strict=True))
 
-    full = results[4]
+
+@pytest.mark.slow(seconds=150)
+@needs_namespace
+def test_a_full_disk_fails_in_one_line_keeps_the_index_and_recovers(tmp_path):
+    home = tmp_path / "fs" / "home"
+    full, writers = _through_a_fault(
+        tmp_path, ["during", "embeddings", ["ragbag", "build", "--json"], ["fill"]], ["unfill"]
+    )
     assert full["caught"], "the build ended before the disk was filled"
     advice = "free space and run `ragbag build` again"
     line = _one_line(full, f"no space left on device under $RAGBAG_HOME ({home}, ")
@@ -128,46 +148,21 @@ def test_a_full_disk_fails_in_one_line_keeps_the_index_and_recovers(tmp_path):
     (report,) = json.loads(full["stdout"])  # the report first: which source, and why
     assert report["status"] == "failed" and report["failure"].startswith("no space left on device")
     assert report["failure"].endswith(advice)
-
-    for result in results[5 : 5 + len(READERS)]:
-        _readable(result)
-    for result, (_, command) in zip(results[5 + len(READERS) : -4], writers, strict=True):
+    for result, command in writers:
         line = _one_line(result, f"no space left on device under $RAGBAG_HOME ({home}, ")
         assert line.endswith(f"free space and run `ragbag {command}` again"), line
-    _readable(results[-4])
-    _rebuilt(results[-2])
-    _then_searchable(results[-1])
     record("disk_faults", {"full_disk_commands_one_line": 1 + len(writers), "full_disk_reads_served": 4})
 
 
 @pytest.mark.slow(seconds=90)
 @needs_namespace
 def test_a_read_only_home_fails_in_one_line_keeps_the_index_and_recovers(tmp_path):
-    notes, more, other = _sources(tmp_path)
     home = tmp_path / "fs" / "home"
-    writers = _writers(other)
-    steps = [
-        ["mount", "64m"],
-        ["ragbag", "add", "files", "notes", str(notes)],
-        ["ragbag", "build", "--json"],
-        ["sh", f"cp {more}/*.md {notes}/"],
-        ["ro"],
-        *READERS,
-        *(step for step, _ in writers),
-        ["rw"],
-        ["ragbag", "build", "--json"],
-        SEARCH_NEW,
-    ]
-    results = namespaced.run(tmp_path, steps)
-    assert results[2]["rc"] == 0, results[2]["stderr"][-3000:]
-    for result in results[5 : 5 + len(READERS)]:
-        _readable(result)
-    for result, (_, command) in zip(results[5 + len(READERS) : -3], writers, strict=True):
+    _, writers = _through_a_fault(tmp_path, ["ro"], ["rw"])
+    for result, command in writers:
         line = _one_line(result, f"RAGBAG_HOME {home} is read-only: make it writable")
         assert line.endswith(f"run `ragbag {command}` again"), line
-    _rebuilt(results[-2])
-    _then_searchable(results[-1])
-    record("disk_faults", {"read_only_home_commands_one_line": len(writers), "read_only_home_reads_served": 3})
+    record("disk_faults", {"read_only_home_commands_one_line": len(writers), "read_only_home_reads_served": 4})
 
 
 def test_a_stage_that_meets_a_full_disk_fails_its_source_in_one_line(home, tmp_path, monkeypatch, capsys):
@@ -266,13 +261,7 @@ def test_a_server_builds_again_once_space_is_back(tmp_path):
     notes, more, _ = _sources(tmp_path)
     (tmp_path / "server.py").write_text(SERVER)
     server = ["sh", f"{sys.executable} {tmp_path / 'server.py'} {tmp_path / 'fs' / 'filler'}"]
-    steps = [
-        ["mount", "64m"],
-        ["ragbag", "add", "files", "notes", str(notes)],
-        ["ragbag", "build", "--json"],
-        ["sh", f"cp {more}/*.md {notes}/"],
-        ["during", "embeddings", server, ["fill"]],
-    ]
+    steps = [*_built_then_grown(notes, more), ["during", "embeddings", server, ["fill"]]]
     result = namespaced.run(tmp_path, steps)[-1]
     assert result["caught"] and result["rc"] == 0, result["stderr"][-3000:]
     out = json.loads(result["stdout"].strip().splitlines()[-1])
