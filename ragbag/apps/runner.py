@@ -127,8 +127,7 @@ def _run(
 ) -> StorageFault | None:
     """Run each source's build into ``reports``; the storage fault that stopped them, if one did."""
     from ragbag.apps.cli.safe_text import Stream
-    from ragbag.assets.chain import ALLOW_EMPTY_TAG, job_name
-    from ragbag.pipelines.definitions import defs
+    from ragbag.assets.chain import ALLOW_EMPTY_TAG
 
     sync_partitions(home, add=sources)
     tags = {"ragbag/trigger": "cli", "ragbag/pid": leases.identity()} | (
@@ -140,39 +139,45 @@ def _run(
         echo = contextlib.redirect_stderr(Stream(sys.stderr))
         with echo, progress.listening(listener) if listener else nullcontext():
             for src in sources:
-                started = time.time()
-                if _removed(home, src):  # by `ragbag remove` while the sources before it built
-                    reports[src.name] = build_report.failed(src, build_report.REMOVED, 0)
-                    continue
-                job = defs.resolve_job_def(job_name(src.connector))
-                run_id = str(uuid.uuid4())  # known even when Dagster cannot record the run
-                try:
-                    result = job.execute_in_process(
-                        run_id=run_id,
-                        partition_key=src.name,
-                        instance=instance,
-                        raise_on_error=False,
-                        tags={**tags, "ragbag/source": src.name},
-                        run_config=_QUIET,
-                    )
-                except Exception as e:  # Dagster could not record the run: its storage failed
-                    if _removed(home, src):
-                        reports[src.name] = build_report.failed(src, build_report.REMOVED, time.time() - started)
-                        continue
-                    fault = explain(e, home, "build")
-                    if fault is None:
-                        raise
-                    _abandon(instance, run_id)
-                    reports[src.name] = build_report.failed(src, str(fault), time.time() - started)
-                    return fault
-                if _removed(home, src):  # its steps stopped at the registry; `remove` deletes its run
-                    reports[src.name] = build_report.failed(src, build_report.REMOVED, time.time() - started)
-                    continue
-                reports[src.name], fault = build_report.from_run(home, src, result, time.time() - started)
+                reports[src.name], fault = _build(home, instance, src, tags)
                 if fault is not None:
-                    _abandon(instance, run_id)  # its end is in the result, perhaps not on the disk
                     return fault
     return None
+
+
+def _build(home: Home, instance, src: Source, tags: dict[str, str]) -> tuple[dict[str, Any], StorageFault | None]:
+    """One source's run and its report, also when ``ragbag remove`` took the source meanwhile or
+    the disk failed under it (then that fault too)."""
+    from ragbag.assets.chain import job_name
+    from ragbag.pipelines.definitions import defs
+
+    started = time.time()
+    if _removed(home, src):  # by `ragbag remove` while the sources before it built
+        return build_report.failed(src, build_report.REMOVED, 0), None
+    run_id = str(uuid.uuid4())  # known even when Dagster cannot record the run
+    try:
+        result = defs.resolve_job_def(job_name(src.connector)).execute_in_process(
+            run_id=run_id,
+            partition_key=src.name,
+            instance=instance,
+            raise_on_error=False,
+            tags={**tags, "ragbag/source": src.name},
+            run_config=_QUIET,
+        )
+    except Exception as e:  # Dagster could not record the run: its storage failed
+        if _removed(home, src):
+            return build_report.failed(src, build_report.REMOVED, time.time() - started), None
+        fault = explain(e, home, "build")
+        if fault is None:
+            raise
+        _abandon(instance, run_id)
+        return build_report.failed(src, str(fault), time.time() - started), fault
+    if _removed(home, src):  # its steps stopped at the registry; `remove` deletes its run
+        return build_report.failed(src, build_report.REMOVED, time.time() - started), None
+    report, fault = build_report.from_run(home, src, result, time.time() - started)
+    if fault is not None:
+        _abandon(instance, run_id)  # its end is in the result, perhaps not on the disk
+    return report, fault
 
 
 def _abandon(instance, run_id: str) -> None:

@@ -139,8 +139,8 @@ def _message(kind: str, where: tuple[Path, str], command: str) -> str:
     st = _statvfs(path)
     free = f", {_size(_free(st))} free" if st is not None else ""
     if kind == READ_ONLY:
-        what = f"RAGBAG_HOME {path}" if name == "$RAGBAG_HOME" else f"{name} {path}"
-        return f"{what} is read-only: make it writable (or point {name} at a writable folder) and {again}"
+        setting = name.removeprefix("$")
+        return f"{setting} {path} is read-only: make it writable (or point {setting} at a writable folder) and {again}"
     if kind == QUOTA:
         return f"disk quota exceeded under {name} ({path}{free}): free space or raise the quota and {again}"
     if kind == IO:
