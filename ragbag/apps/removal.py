@@ -21,6 +21,9 @@ from ragbag.core.home import Home, Source
 # How long `remove` waits for a run of the source to end before deleting its runs anyway (a run
 # queued on the pool behind other sources' builds ends when it gets there).
 RUN_WAIT_S = 600.0
+# A `dagster dev` run's process is known by its steps' leases, and between one step's end and
+# the next one's start it holds none: this long without one, it is taken for dead.
+BETWEEN_STEPS_S = 5.0
 
 
 @dataclass
@@ -50,31 +53,43 @@ def remove(home: Home, name: str, waiting: Callable[[str], None] = lambda _: Non
 
 
 def _wait_for_runs(home: Home, src: Source, waiting: Callable[[str], None]) -> list[str]:
-    """Wait until no run of the source is under way (a dead one is reaped); the ids of those
-    still under way after ``RUN_WAIT_S``."""
+    """Wait until no run of the source is under way; the ids of those still under way after
+    ``RUN_WAIT_S``. A run counts while its process lives: a CLI run's (its ``ragbag/pid``), or,
+    for a run `dagster dev` started, a process holding one of its steps' leases, allowing for the
+    moment between two steps when none does; a run whose process died never ends by itself."""
     import dagster as dg
 
     from ragbag.apps.runner import dagster_instance
     from ragbag.assets.pool import reap_dead_runs
 
     instance = dagster_instance(home)
-    under_way = [
+    statuses = [
         dg.DagsterRunStatus.NOT_STARTED,
         dg.DagsterRunStatus.STARTING,
         dg.DagsterRunStatus.STARTED,
         dg.DagsterRunStatus.CANCELING,
     ]
-    deadline, said = time.monotonic() + RUN_WAIT_S, False
+    started = last_live = time.monotonic()
+    said = False
     while True:
+        reap_dead_runs(instance, home)  # a dead CLI build's run is failed: no longer under way
         runs = {
-            r.run_id
+            r.run_id: r
             for tags in ({"dagster/partition": src.name}, {"ragbag/source": src.name})
-            for r in instance.get_runs(filters=dg.RunsFilter(tags=tags, statuses=under_way))
+            for r in instance.get_runs(filters=dg.RunsFilter(tags=tags, statuses=statuses))
         }
-        if not runs or time.monotonic() > deadline:
-            return sorted(runs)
+        live = sorted(i for i, r in runs.items() if _running(home, r))
+        now = time.monotonic()
+        if live:
+            last_live = now
+        if not runs or (not live and now - last_live > BETWEEN_STEPS_S) or now - started > RUN_WAIT_S:
+            return live
         if not said:
             waiting(f"a build of {src.name} is under way; waiting for it to stop")
             said = True
-        reap_dead_runs(instance, home)  # a killed build's run never ends by itself
         time.sleep(0.2)
+
+
+def _running(home: Home, run) -> bool:
+    who = run.tags.get("ragbag/pid")
+    return leases.held_by(who) if who else leases.run_held(home.lease_dir, run.run_id)

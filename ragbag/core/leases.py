@@ -102,6 +102,17 @@ def holder(folder: Path, run_id: str, step: str) -> str | None:
         return None
 
 
+def run_held(folder: Path, run_id: str) -> bool:
+    """Whether a running process holds the lease of one of the run's steps."""
+    for path in folder.glob(f"{run_id}.*.lease") if folder.is_dir() else ():
+        try:
+            if held_by(path.read_text().strip()):
+                return True
+        except OSError:
+            continue  # released meanwhile
+    return False
+
+
 def release_dead(folder: Path) -> list[tuple[str, str]]:
     """Delete the leases of dead processes; returns their (run id, step)."""
     gone = []

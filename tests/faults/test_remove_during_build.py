@@ -56,3 +56,33 @@ def test_remove_during_the_build_leaves_no_byte_and_the_build_says_so(home, tmp_
     hits = strict_json(cli("search", "who records the tides", "-k", "1", "--json").stdout)
     assert hits[0]["source"] == "kept"
     record("remove_during_build", {"removed_mid_embedding": 1, "files_holding_marker_after": 0})
+
+
+def test_remove_does_not_wait_for_a_dead_dagster_dev_run(home, tmp_path):
+    """A run `dagster dev` started whose process died stays `STARTED` in Dagster's records (only
+    CLI runs are failed by the reaper): `remove` waits for a run only while a process holds one
+    of its steps' leases, so this one is deleted after a moment, not after RUN_WAIT_S."""
+    import dagster as dg
+
+    from ragbag.apps.removal import BETWEEN_STEPS_S
+    from ragbag.core import leases
+
+    folder = write(tmp_path / "doomed", {"a.md": f"# Note\n\n{MARKER} keeps the lighthouse.\n"})
+    cli("add", "files", "doomed", str(folder))
+    cli("build", "doomed")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    with dg.DagsterInstance.from_config(str(home.dagster_home)) as instance:
+        run = instance.add_run(
+            dg.DagsterRun(
+                job_name="build_files", status=dg.DagsterRunStatus.STARTED, tags={"dagster/partition": "doomed"}
+            )
+        )
+    leases.lease_path(home.lease_dir, run.run_id, "files__embeddings").write_text(leases.identity(gone.pid))
+
+    started = time.time()
+    cli("remove", "doomed")
+    assert time.time() - started < BETWEEN_STEPS_S + 30
+    with dg.DagsterInstance.from_config(str(home.dagster_home)) as instance:
+        assert instance.get_run_by_id(run.run_id) is None
+    assert holding(home.root, MARKER) == []
