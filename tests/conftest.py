@@ -91,8 +91,9 @@ def instance():
         yield inst
 
 
-def materialize_source(home: Home, instance, name: str) -> dict[str, dict]:
-    """Run one source's whole chain through Dagster; returns each asset's metadata."""
+def materialize_source(home: Home, instance, name: str, tags: dict[str, str] | None = None) -> dict[str, dict]:
+    """Run one source's whole chain through Dagster (a run with ``tags``); returns each asset's
+    metadata."""
     src = home.source(name)
     pdef = partitions_for(src.connector)
     if not instance.has_dynamic_partition(pdef.name, name):
@@ -102,6 +103,7 @@ def materialize_source(home: Home, instance, name: str) -> dict[str, dict]:
         partition_key=name,
         instance=instance,
         resources={"ragbag": RagbagHome(root=str(home.root))},
+        tags=tags,
     )
     assert result.success
     out = {}

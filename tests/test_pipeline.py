@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import materialize_source, write
 
+from ragbag.assets.chain import ALLOW_EMPTY_TAG
 from ragbag.build.retention import remove
 from ragbag.core.errors import RagbagError
 from ragbag.index.published import home_model
@@ -144,9 +145,10 @@ def test_sources_are_isolated_and_remove_only_touches_its_own(home, instance, tm
     materialize_source(home, instance, "beta")
     assert set(query.search("project ships", home=home, k=5)["source"]) == {"alpha", "beta"}
     assert set(query.search("project ships", home=home, k=5, sources=["beta"])["source"]) == {"beta"}
-    # Rebuilding alpha with its folder emptied must not touch beta's rows.
+    # Rebuilding alpha with its folder emptied (on purpose: an emptied source is kept otherwise)
+    # must not touch beta's rows.
     (a / "a.md").unlink()
-    materialize_source(home, instance, "alpha")
+    materialize_source(home, instance, "alpha", tags={ALLOW_EMPTY_TAG: "true"})
     assert set(query.search("project ships", home=home, k=5)["source"]) == {"beta"}
     remove(Store(home.lance_dir), home, home.source("beta"))
     home.remove_source("beta")
