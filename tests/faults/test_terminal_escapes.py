@@ -49,7 +49,13 @@ def kb(tmp_path_factory):
         f"Second paragraph about the lisbon gate code {EVIL} and the key box.\n"
     )
     (folder / f"empty{EVIL}.txt").write_text("")
-    env = {**os.environ, "RAGBAG_HOME": str(root / "home"), "DAGSTER_HOME": str(root / "home" / "dagster")}
+    # Wide, whatever the harness's COLUMNS: rich would cut the long paths this test looks for.
+    env = {
+        **os.environ,
+        "RAGBAG_HOME": str(root / "home"),
+        "DAGSTER_HOME": str(root / "home" / "dagster"),
+        "COLUMNS": "400",
+    }
     kb = {"root": root, "folder": folder, "note": note, "env": env}
     kb["add"] = _output(kb, "add", "files", "evil", str(folder))  # checked by their own test
     kb["build"] = _output(kb, "build")
