@@ -16,7 +16,6 @@ import pytest
 from ragbag.build.ingest import _document_rows
 from ragbag.connectors import code, files
 from ragbag.core.records import Document, ReadError
-from tests.hostile_inputs import pdf_drawing_a_form
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PUBLIC = FIXTURES / "public" / "files"
@@ -130,19 +129,6 @@ def test_documents_in_formats_nobody_reads_are_named(tmp_path):
     assert len(docs) == 1
     assert sorted(Path(e.uri).name for e in errors) == ["old.doc", "sheet.xlsx", "slides.key"]
     assert all(e.error.startswith("unsupported format: ") for e in errors)
-
-
-def test_a_pdf_that_expands_without_end_is_cut_and_the_cut_reported(tmp_path, monkeypatch):
-    from ragbag.text import storable
-
-    monkeypatch.setattr(storable, "MAX_TEXT_CHARS", 20_000)
-    data = pdf_drawing_a_form(20_000)  # ≈ 900,000 characters of text from a few KB
-    assert len(data) < 20_000
-    (tmp_path / "bomb.pdf").write_bytes(data)
-    docs, errors = _split(files.read(tmp_path / "bomb.pdf", "docs"))
-    assert len(docs) == 1 and 0 < len(docs[0].text) <= 20_000 + 100
-    assert "All work and no play" in docs[0].text
-    assert [e.error for e in errors] == ["text cut on page 1: the PDF draws more text than one record holds"]
 
 
 def test_a_markdown_title_of_a_million_spaces_reads_in_one_pass(tmp_path):
