@@ -15,9 +15,12 @@ import fcntl
 import os
 import pty
 import re
+import shutil
 import struct
 import subprocess
+import tempfile
 import termios
+from pathlib import Path
 
 import pytest
 from conftest import RAGBAG, strict_json
@@ -41,7 +44,10 @@ def kb(tmp_path_factory):
     escape; its notes hold ``EVIL`` in name, title and text; an empty file (a build error that
     names it)."""
     root = tmp_path_factory.mktemp("escapes")
-    folder = root / f"notes{ESC}]0;dir\x07"
+    # The folder's path is short, so a piped table (160 columns) shows it on one line, however
+    # long pytest's own temporary paths are (xdist adds a level).
+    short = Path(tempfile.mkdtemp(prefix="rb-esc-"))
+    folder = short / f"notes{ESC}]0;dir\x07"
     folder.mkdir()
     note = folder / f"gate{EVIL}.md"
     note.write_text(
@@ -60,7 +66,8 @@ def kb(tmp_path_factory):
     kb["add"] = _output(kb, "add", "files", "evil", str(folder))  # checked by their own test
     kb["build"] = _output(kb, "build")
     kb["hit"] = strict_json(_output(kb, "search", "gate code lisbon", "-k", "1", "--json"))[0]
-    return kb
+    yield kb
+    shutil.rmtree(short)
 
 
 def run(kb, *args: str) -> str:
