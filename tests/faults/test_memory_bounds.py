@@ -11,6 +11,8 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
+from figures import record
+
 from ragbag import connectors
 from ragbag.connectors import _isolate, files
 from ragbag.core.records import Document, ReadError
@@ -85,6 +87,14 @@ def test_mbox_memory_is_one_message_not_the_file(tmp_path):
     assert (len(docs1), len(docs2)) == (2, 4)
     assert peak1 <= 6 * len(msg)
     assert peak2 <= 1.25 * peak1
+    record(
+        "memory",
+        {
+            "mbox_message_mb": round(len(msg) / 2**20, 2),
+            "peak_two_messages_mb": round(peak1 / 2**20, 2),
+            "peak_four_messages_mb": round(peak2 / 2**20, 2),
+        },
+    )
 
 
 def test_mbox_message_over_the_limit_is_reported_and_not_held(tmp_path, monkeypatch):
