@@ -39,6 +39,9 @@ def seen(home, tmp_path, monkeypatch):
     """A 24-note source embedded 4 at a time with early publishing from 10 passages and the first
     vector slice at 4; what search and status saw at each slice, then the final publish."""
     monkeypatch.setattr(early, "FIRST_SLICE", 4)
+    # Superseded slices deleted at once, as a real build's are: its slices are minutes apart,
+    # past the grace (the first slice, whose files the others linked, was deleted under a build).
+    monkeypatch.setattr(published, "SUPERSEDED_GRACE_S", 0.0)
     home.set_config("build.early_publish", "10")
     _notes(tmp_path / "notes", 24)
     home.add_source("notes", "files", str(tmp_path / "notes"), known=("files",))

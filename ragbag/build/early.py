@@ -14,7 +14,7 @@ with no graph: vector search is exact over ``vectors.npy``, where a passage not 
 a zero vector (a keyword hit only, never a vector hit). Its manifest says how far embedding has
 come (``embedding``: embedded, to_embed, chunks, eta_seconds), which ``ragbag status``, the
 build report and the search page show. Each slice is one swap of ``current``; the rows and the
-keyword index are written once and hard-linked into every later slice, so a slice costs its
+keyword index are written once and hard-linked from slice to slice, so a slice costs its
 vectors and manifest. Doubling keeps all slices together within a small multiple of one full
 publication's writes. The publish step then replaces the last slice with the full index (graph
 included) as always. A build killed halfway leaves the last slice readable, and the next build
@@ -56,7 +56,10 @@ class Early:
     model: str
     min_chunks: int
     base: Path = field(init=False)
-    first: Path | None = None  # the first early version: its rows and keyword index are linked
+    # The last early version: its rows and keyword index (the first's, hard-linked) are linked
+    # into the next. Not the first: a superseded version is deleted once its grace has passed
+    # (``published.swap_current``), and slices of a large source are minutes apart.
+    last: Path | None = None
     ids: list[str] = field(default_factory=list)  # the early versions' rows, in order
     hashes: list[str] = field(default_factory=list)  # their content hashes
     published_at: int = -1  # the embedded count of the last slice
@@ -71,7 +74,7 @@ class Early:
         when this is the start or the embedded count has doubled."""
         if total < self.min_chunks:
             return
-        if self.first is None:
+        if self.last is None:
             self.started = time.monotonic()
             self._publish(0, total, vector_of)
             return
@@ -81,13 +84,12 @@ class Early:
     def _publish(self, done: int, total: int, vector_of: VectorOf) -> None:
         dim = embedding.spec(self.model).dim
         target = published.new_version(self.base)
-        if self.first is None:
+        if self.last is None:
             self._first_version(target)
-            self.first = target
-        else:  # the rows and keyword index of the first slice, hard-linked
-            published.link_tree(self.first, target, skip=frozenset(p.name for p in self.first.iterdir()) - _LINKED)
-            if (self.first / published.BM25_DIR).is_dir():
-                published.link_tree(self.first / published.BM25_DIR, target / published.BM25_DIR)
+        else:  # the rows and keyword index of the last slice, hard-linked
+            published.link_tree(self.last, target, skip=frozenset(p.name for p in self.last.iterdir()) - _LINKED)
+            if (self.last / published.BM25_DIR).is_dir():
+                published.link_tree(self.last / published.BM25_DIR, target / published.BM25_DIR)
         vectors = np.zeros((len(self.hashes), dim), dtype=np.float32)
         embedded = 0
         for i, h in enumerate(self.hashes):
@@ -122,6 +124,7 @@ class Early:
         published.write_manifest(target, manifest)
         self.store.publish(self.source.name)
         published.swap_current(target)
+        self.last = target
         self.published_at = done
         self.slices += 1
 
