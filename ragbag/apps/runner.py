@@ -93,6 +93,7 @@ def run_builds(
     """
     from ragbag.build import changes
 
+    _terminable_children()
     instance = dagster_instance(home)
     ensure_pool(instance)
     reap_dead_runs(instance, home)  # a killed build's run and slot, even when nothing else runs
@@ -257,6 +258,20 @@ def _forget_latest(instance, run_ids: set[str]) -> None:
             .where(AssetKeyTable.c.last_run_id.in_(sorted(run_ids)))
             .values(last_materialization=None, last_run_id=None)
         )
+
+
+def _terminable_children() -> None:
+    """Let the processes a run starts be ended with SIGTERM, as Dagster ends them. An ignored
+    signal is inherited across exec: started by a parent that ignores SIGTERM (pytest-xdist's
+    workers do, some supervisors too), every ``tail -F`` Dagster starts to mirror a step's output
+    ignored its ``terminate()``, outlived the run and held the caller's stdout open for good
+    (a caller waiting for end of file hung). Only the main thread may change it; a server's
+    later builds (threads) find it done by its first."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @contextmanager

@@ -233,7 +233,8 @@ def test_storage_faults_are_told_by_errno_and_words_along_the_chain(tmp_path, er
 # A server's two builds in one process (`ragbag mcp`'s build tool, the search page's refresh): the
 # first meets the full disk, the second runs once the filler is gone. Prints what each returned.
 SERVER = r"""
-import json, sys, threading
+import faulthandler, json, sys, threading
+faulthandler.dump_traceback_later(400, exit=True)  # a hang shows where (every thread), then ends
 from pathlib import Path
 from ragbag.apps.runner import BuildsStopped, run_builds
 from ragbag.core.home import Home

@@ -46,7 +46,7 @@ def kb(tmp_path_factory):
     root = tmp_path_factory.mktemp("escapes")
     # The folder's path is short, so a piped table (160 columns) shows it on one line, however
     # long pytest's own temporary paths are (xdist adds a level).
-    short = Path(tempfile.mkdtemp(prefix="rb-esc-"))
+    short = Path(tempfile.mkdtemp(prefix="rb-esc-", dir="/tmp"))  # not $TMPDIR: a home's, in-process
     folder = short / f"notes{ESC}]0;dir\x07"
     folder.mkdir()
     note = folder / f"gate{EVIL}.md"

@@ -1,0 +1,45 @@
+"""A build started by a parent that ignores SIGTERM (pytest-xdist's workers, some supervisors)
+must still end the processes its runs start. An ignored signal is inherited across exec, so
+Dagster's ``terminate()`` of the ``tail -F`` that mirrors a step's output did nothing: the tails
+outlived the run and held the caller's stdout open, and a caller reading to end of file (the
+disk-fault server test) waited for good."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+
+CHILD = r"""
+import subprocess, sys
+from ragbag.apps import runner
+runner._terminable_children()
+tail = subprocess.Popen(["sleep", "120"])
+tail.terminate()
+try:
+    print(tail.wait(timeout=10))  # a bound, not a measurement: SIGTERM ends sleep at once
+except subprocess.TimeoutExpired:
+    tail.kill()
+    print("ignored")
+"""
+
+
+def _run_with_sigterm_ignored(script: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+def test_a_build_process_whose_parent_ignores_sigterm_can_terminate_what_it_starts():
+    assert _run_with_sigterm_ignored(CHILD) == str(-signal.SIGTERM)
+
+
+def test_without_it_the_child_ignores_sigterm():
+    """The condition the test above undoes (so that test can fail)."""
+    assert _run_with_sigterm_ignored(CHILD.replace("runner._terminable_children()", "pass")) == "ignored"
