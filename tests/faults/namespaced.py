@@ -27,7 +27,7 @@ from conftest import RAGBAG
 # until one of its runs' `stage` steps holds its lease, then runs `step` (say, ["fill"]) while
 # the build goes on.
 DRIVER = r"""
-import json, os, subprocess, sys, time
+import json, os, subprocess, sys, tempfile, time
 from pathlib import Path
 
 plan = json.loads(Path(sys.argv[1]).read_text())
@@ -38,7 +38,7 @@ out = []
 def act(step):
     kind = step[0]
     if kind == "ragbag":
-        return subprocess.Popen([ragbag, *step[1:]], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return spawn([ragbag, *step[1:]])
     if kind == "mount":
         subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={step[1]},mode=0700", "tmpfs", str(fs)], check=True)
     elif kind == "fill":
@@ -57,12 +57,24 @@ def act(step):
     elif kind == "rw":
         subprocess.run(["umount", str(home)], check=True)
     elif kind == "sh":
-        return subprocess.Popen(["sh", "-c", step[1]], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return spawn(["sh", "-c", step[1]])
     return None
 
+def spawn(args):
+    # Output to files, not pipes: a process the step left behind (a tail -F Dagster started)
+    # would hold a pipe open, and reading it to its end would wait for good.
+    files = (tempfile.TemporaryFile(), tempfile.TemporaryFile())
+    proc = subprocess.Popen(args, env=env, stdout=files[0], stderr=files[1])
+    proc.files = files
+    return proc
+
 def finish(step, proc, **extra):
-    stdout, stderr = proc.communicate(timeout=900)
-    out.append({"step": step, "rc": proc.returncode, "stdout": stdout, "stderr": stderr, **extra})
+    proc.wait(timeout=900)
+    texts = []
+    for f in proc.files:
+        f.seek(0)
+        texts.append(f.read().decode(errors="replace"))
+    out.append({"step": step, "rc": proc.returncode, "stdout": texts[0], "stderr": texts[1], **extra})
 
 for step in plan["steps"]:
     if step[0] == "during":
