@@ -270,8 +270,14 @@ def _terminable_children() -> None:
     import signal
     import threading
 
-    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # Dagster maps SIGTERM to SIGINT's handler when a run starts: an ignored SIGINT (the same
+    # parents ignore it) would make SIGTERM ignored again.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @contextmanager

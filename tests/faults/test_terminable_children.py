@@ -14,6 +14,8 @@ CHILD = r"""
 import subprocess, sys
 from ragbag.apps import runner
 runner._terminable_children()
+from dagster._utils.interrupts import setup_interrupt_handlers
+setup_interrupt_handlers()  # as a run does: SIGTERM takes SIGINT's handler
 tail = subprocess.Popen(["sleep", "120"])
 tail.terminate()
 try:
@@ -24,13 +26,19 @@ except subprocess.TimeoutExpired:
 """
 
 
+def _ignore_sigterm_and_sigint() -> None:
+    """What an xdist worker hands its children (its SigIgn holds both)."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _run_with_sigterm_ignored(script: str) -> str:
     done = subprocess.run(
         [sys.executable, "-c", script],
         capture_output=True,
         text=True,
         timeout=120,
-        preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN),
+        preexec_fn=_ignore_sigterm_and_sigint,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.strip()
