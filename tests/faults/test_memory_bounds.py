@@ -13,22 +13,12 @@ from pathlib import Path
 
 from figures import record
 
-from ragbag import connectors
 from ragbag.connectors import _isolate, files
 from ragbag.core.records import Document, ReadError
 from tests.hostile_inputs import pdf_drawing_a_form
+from tests.test_public_mail import read  # the mail connector's documents and errors
 
 PUBLIC = Path(__file__).resolve().parents[1] / "fixtures" / "public" / "mail"
-
-
-def read(path: Path) -> tuple[list[Document], list[ReadError]]:
-    docs, errors = [], []
-    for item in connectors.get("mail").read(path, "t", None):
-        if isinstance(item, Document):
-            docs.append(item)
-        elif isinstance(item, ReadError):
-            errors.append(item)
-    return docs, errors
 
 
 def _split(items) -> tuple[list[Document], list[ReadError]]:
