@@ -121,12 +121,13 @@ class Encoder:
         h = model.header
         self.tokenizer = Tokenizer(model)
         self.precision = precision
-        # "bf16-ffn": the feed-forward matrices (most of the multiplies) in bfloat16.
+        # The matrices multiplied in bfloat16, cast once: the feed-forward's ("bf16-ffn", most of
+        # the multiplies) or all ("bf16-plain", which autocast would otherwise cast every call).
+        names = {"bf16-ffn": ("fi", "fo"), "bf16-plain": ("qkv", "ao", "fi", "fo")}.get(precision, ())
         self._bf16 = {
             (i, name): (tensors[f"l{i}.{name}.w"].bfloat16(), tensors[f"l{i}.{name}.b"].bfloat16())
             for i in range(h.layers)
-            for name in ("fi", "fo")
-            if precision == "bf16-ffn"
+            for name in names
         }
         self.t = tensors
         self._emb = tensors["emb.pos"] + tensors["emb.type"][0]  # e5.c adds token type 0
@@ -202,7 +203,8 @@ class Encoder:
 
     def _linear(self, x: torch.Tensor, layer: int, name: str) -> torch.Tensor:
         if self.precision == "bf16-plain":  # autocast multiplies in bfloat16; no 8-bit rounding
-            return F.linear(x, self.t[f"l{layer}.{name}.w"], self.t[f"l{layer}.{name}.b"]).float()
+            w16, b16 = self._bf16[(layer, name)]
+            return F.linear(x, w16, b16).float()
         low = self._bf16.get((layer, name))
         if low is not None:
             return F.linear(quantize_activations(x).bfloat16(), *low).float()
