@@ -1,22 +1,39 @@
-"""Plain text from office documents and e-books: Word ``.docx``, PowerPoint ``.pptx``,
-OpenDocument ``.odt``/``.odp``/``.ods``, and ``.epub``.
+"""Plain text from office documents and e-books: Word ``.docx``, PowerPoint ``.pptx``, Excel
+``.xlsx``/``.xlsm``, OpenDocument ``.odt``/``.odp``/``.ods``, Rich Text ``.rtf``, and ``.epub``.
 
-Each format is read by its established library (python-docx, python-pptx, odfpy), so styles,
-fields, tables and numbering are their business. EPUB is the exception: it is a zip of XHTML
-pages whose reading order the package file's spine names (EPUB 2 and 3 alike), and the one
-maintained library for it (EbookLib) is AGPL-3.0; the pages go through the same HTML reader as
-web pages (:func:`ragbag.text.extract.html_text`).
+Each format is read by its established library (python-docx, python-pptx, openpyxl, odfpy,
+striprtf), so styles, fields, tables and numbering are their business. Workbooks and RTF were
+added with libraries chosen for being maintained, pure Python and permissively licensed:
 
-All of these are zips, and a zip is a decompression bomb waiting to happen: before any parser
-opens one, the sizes its directory declares are checked against :data:`MAX_UNPACKED` (and the
-ratio against :data:`MAX_RATIO`). A damaged file raises :class:`Unreadable` with the parser's
-reason; the connector's isolation boundary reports it.
+- openpyxl (MIT) is the reference reader of Office Open XML workbooks. Its read-only mode
+  streams a sheet row by row; each sheet becomes a text table (``Sheet: <name>``, then a
+  non-empty row a line, its cells apart by `` | ``, dates in ISO 8601 with a space before the
+  time), bounded by :data:`MAX_SHEET_ROWS` and :data:`MAX_SHEET_COLS`; a sheet a bound cuts
+  short is named in ``meta["cut"]``. Cached formula results are read, never formulas. Strict OOXML (rare; openpyxl
+  finds no sheets in it) and encrypted workbooks are reported, not guessed at.
+- striprtf (BSD-3-Clause) turns RTF into text, decoding ``\\'xx`` escapes by the document's
+  ``\\ansicpg`` code page (or a font's charset) and ``\\u`` escapes. RTF is 7-bit by the
+  specification; bytes above 127 that writers leave anyway are taken in that code page too
+  (cp1252 when none is declared, Latin-1 where the code page has no character for a byte).
+
+EPUB is the exception: it is a zip of XHTML pages whose reading order the package file's spine
+names (EPUB 2 and 3 alike), and the one maintained library for it (EbookLib) is AGPL-3.0; the
+pages go through the same HTML reader as web pages (:func:`ragbag.text.extract.html_text`).
+
+All of these but RTF are zips, and a zip is a decompression bomb waiting to happen: before any
+parser opens one, the sizes its directory declares are checked against :data:`MAX_UNPACKED`
+(and the ratio against :data:`MAX_RATIO`). A damaged file raises :class:`Unreadable` with the
+parser's reason; the connector's isolation boundary reports it.
 """
 
 from __future__ import annotations
 
+import codecs
+import datetime
 import io
 import posixpath
+import re
+import warnings
 import zipfile
 from xml.etree import ElementTree
 
@@ -25,15 +42,25 @@ from ragbag.text.unreadable import Unreadable, human_size, one_line
 
 MAX_UNPACKED = 256 * 1024 * 1024  # what a document's zip may declare in all
 MAX_RATIO = 200  # unpacked ÷ packed: text compresses ~5-10×, bombs by thousands
-FORMATS = {"docx": "docx", "pptx": "pptx", "odt": "odf", "odp": "odf", "ods": "odf", "epub": "epub"}
+MAX_SHEET_ROWS = 10_000  # rows read per sheet: a table past that is data, not a document
+MAX_SHEET_COLS = 200  # columns read per row
+FORMATS = {
+    "docx": "docx", "pptx": "pptx", "xlsx": "xlsx", "xlsm": "xlsx",
+    "odt": "odf", "odp": "odf", "ods": "odf", "epub": "epub", "rtf": "rtf",
+}  # fmt: skip
 
 
 def office_text(data: bytes, ext: str, meta: dict) -> tuple[str, str]:
     """(title, text) of an office document or e-book; slides and spreadsheet sheets are joined
-    by form feeds (``meta["pages"]``: their number) so chunks can cite them like PDF pages."""
+    by form feeds (``meta["pages"]``: their number) so chunks can cite them like PDF pages. An
+    empty title means "use the file's name"; a sheet read only in part is named in ``meta["cut"]``."""
     fmt = FORMATS[ext]
-    archive = _archive(data)
     try:
+        if fmt == "rtf":
+            return _rtf(data)
+        archive = _archive(data)
+        if fmt == "xlsx":
+            return _xlsx(data, archive, meta)
         if fmt == "docx":
             return _docx(data)
         if fmt == "pptx":
@@ -48,6 +75,9 @@ def office_text(data: bytes, ext: str, meta: dict) -> tuple[str, str]:
 
 
 def _archive(data: bytes) -> zipfile.ZipFile:
+    # An OLE2 compound file: what Office's encryption wraps the zip in (or a 97-2003 file renamed).
+    if data.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
+        raise Unreadable("not a zip but an OLE2 file: password-protected, or a 97-2003 document renamed")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, ValueError, EOFError) as exc:
@@ -140,6 +170,141 @@ def _odf(data: bytes, meta: dict) -> tuple[str, str]:
             lines.append(text)
     title = next((teletype.extractText(n).strip() for n in _walk(doc.meta) if n.qname[1] == "title"), "")
     return title, "\n\n".join(lines) + "\n"
+
+
+def _xlsx(data: bytes, archive: zipfile.ZipFile, meta: dict) -> tuple[str, str]:
+    import openpyxl
+
+    with warnings.catch_warnings():  # "extension is not supported", "no default style": nothing to act on
+        warnings.simplefilter("ignore", UserWarning)
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True, keep_links=False)
+        try:
+            if not book.worksheets and _strict(archive):
+                raise Unreadable(
+                    "a Strict Open XML workbook (ISO/IEC 29500 Strict): openpyxl reads the transitional form"
+                )
+            sheets, cuts, filled = [], [], False
+            for sheet in book.worksheets:  # chart sheets hold no cells
+                lines, cut = _sheet_lines(sheet)
+                sheets.append("\n".join([f"Sheet: {' '.join(sheet.title.split())}", *lines]))
+                filled = filled or bool(lines)
+                if cut:
+                    cuts.append(f"sheet {sheet.title!r} cut at {cut}")
+            title = " ".join((book.properties.title or "").split())
+        finally:
+            book.close()
+    meta["pages"] = len(sheets)
+    if cuts:
+        meta["cut"] = "; ".join(cuts)
+    title = "" if title.lower() in _PLACEHOLDER_TITLES else title
+    return title, PAGE_BREAK.join(sheets) if filled else ""
+
+
+def _strict(archive: zipfile.ZipFile) -> bool:
+    """Whether the workbook is Strict OOXML, whose namespaces openpyxl does not know (it finds no sheets)."""
+    parts = [n for n in archive.namelist() if n.endswith("workbook.xml")][:1]
+    return any(b"purl.oclc.org/ooxml/spreadsheetml" in archive.read(n) for n in parts)
+
+
+_PLACEHOLDER_TITLES = {"", "untitled", "title", "sheet1", "book1", "workbook", "microsoft excel", "excel"}
+
+
+def _sheet_lines(sheet) -> tuple[list[str], str]:
+    """A sheet's non-empty rows as lines, and where it was cut ("" when read whole). The size the
+    sheet declares is not trusted (writers get it wrong, and openpyxl would stop there): rows are
+    streamed to :data:`MAX_SHEET_ROWS`, then up as many more are looked through for a value."""
+    sheet.reset_dimensions()
+    lines: list[str] = []
+    cut = ""
+    for number, row in enumerate(sheet.iter_rows(values_only=True), 1):
+        if number > MAX_SHEET_ROWS:
+            if any(_cell_text(v) for v in row):
+                cut = f"row {MAX_SHEET_ROWS}"
+                break
+            if number >= 2 * MAX_SHEET_ROWS:
+                break
+            continue
+        if not cut and any(_cell_text(v) for v in row[MAX_SHEET_COLS:]):
+            cut = f"column {MAX_SHEET_COLS}"
+        cells = [_cell_text(v) for v in row[:MAX_SHEET_COLS]]
+        while cells and not cells[-1]:
+            cells.pop()
+        if cells:
+            lines.append(" | ".join(cells))
+    return lines, cut
+
+
+def _cell_text(value) -> str:
+    """A cell's value as its text on one line: dates ISO, integral numbers without ``.0``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, datetime.datetime):
+        if value.time() == datetime.time(0):
+            return value.date().isoformat()
+        return value.isoformat(sep=" ")
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, str) and "_x" in value:  # OOXML writes control characters as _x000D_
+        value = _OOXML_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), value)
+    return " ".join(str(value).split())
+
+
+_OOXML_ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
+
+
+_CODEPAGE = re.compile(rb"\\ansicpg(\d{1,5})")
+
+
+def _rtf(data: bytes) -> tuple[str, str]:
+    from striprtf.striprtf import rtf_to_text
+
+    data = data.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not data.startswith(b"{\\rtf"):
+        raise Unreadable(f"not an RTF file (it starts {one_line(repr(data[:12]))}, not {{\\rtf)")
+    declared = _CODEPAGE.search(data[:4096])
+    codepage = "cp1252"
+    if declared:
+        try:
+            codepage = codecs.lookup(f"cp{int(declared.group(1))}").name
+        except LookupError:
+            pass
+    try:
+        source = data.decode("ascii")
+    except UnicodeDecodeError:  # bytes > 127 where the specification wants \'xx escapes
+        try:
+            source = data.decode(codepage)
+        except UnicodeDecodeError:
+            source = data.decode("latin-1")
+    text = rtf_to_text(source, encoding=codepage, errors="replace")
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines).replace(PAGE_BREAK, "\n")).strip()
+    title = _rtf_group(_rtf_group(source, "info"), "title")  # {\info{\title ...}}: striprtf skips both
+    if title:
+        title = " ".join(rtf_to_text("{\\rtf1 " + title + "}", encoding=codepage, errors="replace").split())
+    return title, text + "\n" if text else ""
+
+
+def _rtf_group(source: str, word: str) -> str:
+    """The content of the first ``{\\word ...}`` group (its braces balanced, escapes kept; a
+    group left open, or longer than 64 KB, is not read)."""
+    found = re.search(r"\{\\" + word + r"(?![a-z])", source)
+    if not found:
+        return ""
+    depth, i = 1, found.end()
+    while i < min(len(source), found.end() + 65536):
+        ch = source[i]
+        if ch == "\\":
+            i += 2
+            continue
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth == 0:
+            return source[found.end() : i].strip()
+        i += 1
+    return ""
 
 
 def _walk(node):
