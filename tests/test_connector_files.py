@@ -251,7 +251,8 @@ def test_bad_files_are_reported_and_the_walk_goes_on(tmp_path):
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4\nthis is not really a pdf\n")
     (tmp_path / "dangling.md").symlink_to(tmp_path / "missing-target.md")
     (tmp_path / "z_last.txt").write_text("Still read after the errors.\n")
-    (tmp_path / "image.png").write_bytes(b"\x89PNG\x00")  # unsupported: silently ignored
+    (tmp_path / "image.png").write_bytes(b"\x89PNG\x00")  # a picture cut short
+    (tmp_path / "notes.xyz").write_text("an extension no reader knows: not listed")
     (tmp_path / ".hidden.md").write_text("# Hidden\n")
     (tmp_path / ".cache").mkdir()
     (tmp_path / ".cache" / "x.md").write_text("# Cached\n")
@@ -263,7 +264,7 @@ def test_bad_files_are_reported_and_the_walk_goes_on(tmp_path):
     ids = [r.native_id for r in records if isinstance(r, Document)]
     assert ids == ["a_good.md", "sub/deep.markdown", "z_last.txt"]
     errors = {Path(e.uri).name: e for e in records if isinstance(e, ReadError)}
-    assert set(errors) == {"empty.md", "blank.txt", "binary.txt", "broken.pdf", "dangling.md"}
+    assert set(errors) == {"empty.md", "blank.txt", "binary.txt", "broken.pdf", "dangling.md", "image.png"}
     for name, err in errors.items():
         assert err.uri == str((tmp_path / name).absolute())
         assert "\n" not in err.error and err.error
@@ -272,6 +273,7 @@ def test_bad_files_are_reported_and_the_walk_goes_on(tmp_path):
     assert "binary" in errors["binary.txt"].error
     assert errors["broken.pdf"].error.startswith("unreadable PDF")
     assert errors["dangling.md"].error.startswith("unreadable")
+    assert errors["image.png"].error.startswith("not a readable image")
     # Deterministic: a second walk yields the same records in the same order.
     again = [getattr(r, "native_id", None) or r.uri for r in files.read(tmp_path, "docs")]
     assert again == [getattr(r, "native_id", None) or r.uri for r in records]

@@ -379,7 +379,14 @@ def test_every_format_in_one_folder_field_by_field(tree):
     assert "Plain words survive an unknown charset label." in docs["odd@x"].text
 
     by_file = {e.uri.rsplit("/", 1)[-1]: e.error for e in errors}
-    assert set(by_file) == {"Inbox#" + str(len(b"".join(_thunderbird_prefix(tree)))), "103.emlx#0", "broken.eml#0"}
+    takeout_pdf = "All mail Including Spam and Trash.mbox#1091&attachment=1"  # a truncated PDF
+    assert set(by_file) == {
+        "Inbox#" + str(len(b"".join(_thunderbird_prefix(tree)))),
+        "103.emlx#0",
+        "broken.eml#0",
+        "102.partial.emlx#attachment=1",  # Apple Mail did not store the photo beside the message
+        takeout_pdf,
+    }
     assert "no mail headers" in by_file[next(k for k in by_file if k.startswith("Inbox#"))]
     assert "truncated emlx" in by_file["103.emlx#0"] and by_file["broken.eml#0"] == "empty file"
     assert all("\n" not in e for e in by_file.values())
@@ -512,7 +519,12 @@ def test_cli_end_to_end(home, tmp_path):
     cli("add", "mail", "inbox", str(tree))
     (rep,) = cli_json("build")
     assert rep["status"] == "success" and rep["documents"] == 13 and rep["added"] == 13
-    assert len(rep["errors"]) == 3
+    # 3 messages, and 2 attachments: the partial emlx's photo (its bytes not stored beside it)
+    # and the Takeout message's truncated PDF.
+    assert len(rep["errors"]) == 5
+    attachment_errors = sorted(e["error"] for e in rep["errors"] if "attachment=" in e["uri"])
+    assert attachment_errors[0].startswith("attachment 'garden.jpg' has no bytes")
+    assert attachment_errors[1].startswith("unreadable PDF")
 
     hits = cli_json("search", "what equipment should we take underwater for the port inspection", "-k", "3")
     assert hits[0]["title"] == "Re: Harbour survey" and "sonar kit" in hits[0]["text"]

@@ -16,6 +16,7 @@ import pytest
 from ragbag.build.ingest import _document_rows
 from ragbag.connectors import code, files
 from ragbag.core.records import Document, ReadError
+from ragbag.text import documents
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PUBLIC = FIXTURES / "public" / "files"
@@ -77,7 +78,7 @@ def test_any_exception_in_one_file_is_that_files_error(tmp_path, monkeypatch):
     folder.mkdir()
     shutil.copy(HTML, folder / "a.html")
     shutil.copy(HTML, folder / "b.html")
-    real = files.html_text
+    real = documents.html_text
 
     def broken(text):
         if broken.calls == 0:
@@ -86,7 +87,7 @@ def test_any_exception_in_one_file_is_that_files_error(tmp_path, monkeypatch):
         return real(text)
 
     broken.calls = 0
-    monkeypatch.setattr(files, "html_text", broken)
+    monkeypatch.setattr(documents, "html_text", broken)
     docs, errors = _split(files.read(folder, "docs"))
     assert [Path(d.uri).name for d in docs] == ["b.html"]
     assert [(Path(e.uri).name, e.error) for e in errors] == [
@@ -122,12 +123,12 @@ def test_office_documents_and_epubs_in_a_folder_are_read(tmp_path, name, words):
 def test_documents_in_formats_nobody_reads_are_named(tmp_path):
     folder = tmp_path / "docs"
     folder.mkdir()
-    for name in ("old.doc", "sheet.xlsx", "slides.key"):
+    for name in ("old.doc", "sheet.xls", "slides.key"):
         (folder / name).write_bytes(b"\xd0\xcf\x11\xe0 not read")
     shutil.copy(HTML, folder / "page.html")
     docs, errors = _split(files.read(folder, "docs"))
     assert len(docs) == 1
-    assert sorted(Path(e.uri).name for e in errors) == ["old.doc", "sheet.xlsx", "slides.key"]
+    assert sorted(Path(e.uri).name for e in errors) == ["old.doc", "sheet.xls", "slides.key"]
     assert all(e.error.startswith("unsupported format: ") for e in errors)
 
 

@@ -138,6 +138,17 @@ def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
     return prose_spans(doc.text, count, max_tokens)
 
 
+def invitation_text(data: bytes) -> str:
+    """The text of an invitation attached to a mail (an ``.ics`` part): each event as this
+    connector writes it, joined; :class:`Unreadable` when it holds none."""
+    texts = [
+        item[0].text for item in _calendar(data, "invitation.ics", "invitation.ics", "") if isinstance(item, tuple)
+    ]
+    if not texts:
+        raise Unreadable("an invitation with no event")
+    return "\n\n".join(texts)
+
+
 def _read_file(file: Path, key: str, source: str):
     """The records of one ``.ics`` file, or of each calendar member of a zip: each read behind the
     isolation boundary, so any failure inside one is a ReadError for it, never for the source."""

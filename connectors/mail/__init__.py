@@ -84,6 +84,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ragbag.connectors._inside import inside
 from ragbag.connectors._walk import follows_outside
 from ragbag.connectors.mail.layout import folder_name, kind_by_name, mail_files, sniff
 from ragbag.connectors.mail.mbox import read_mbox
@@ -131,7 +132,9 @@ def read(
             return
     else:
         roots = [Path(path)]
-    old_roots = (cursor or {}).get("roots", {}) if (cursor or {}).get("v") == _CURSOR_VERSION else {}
+    reads_inside = inside(source, options)
+    same = (cursor or {}).get("v") == _CURSOR_VERSION and (cursor or {}).get("inside") == reads_inside.signature
+    old_roots = (cursor or {}).get("roots", {}) if same else {}
     new_roots: dict[str, Any] = {}
     for root in roots:
         key = str(root.absolute())
@@ -139,10 +142,10 @@ def read(
             yield ReadError(key, "no such file or directory")
             continue
         old = old_roots.get(key, {})
-        run = Run(source)
+        run = Run(source, reads_inside)
         yield from _read_root(root, run, old.get("files", {}), old.get("mbox", {}), follow_outside)
         new_roots[key] = {"files": run.files, "mbox": run.mbox}
-    yield Cursor({"v": _CURSOR_VERSION, "roots": new_roots})
+    yield Cursor({"v": _CURSOR_VERSION, "inside": reads_inside.signature, "roots": new_roots})
 
 
 def _read_root(root: Path, run: Run, old_files: dict, old_mbox: dict, follow_outside: bool = False) -> Iterator:
@@ -158,8 +161,7 @@ def _read_root(root: Path, run: Run, old_files: dict, old_mbox: dict, follow_out
         prev = old_files.get(rel)
         if prev is not None and prev[:2] == stamp:  # an unchanged one-message file
             run.files[rel] = prev
-            if run.vouch(prev[2], prev[3] if len(prev) > 3 else None):
-                yield Seen(prev[2])
+            yield from run.seen(prev[2], prev[3] if len(prev) > 3 else None, prev[4] if len(prev) > 4 else [])
             continue
         kind = kind_by_name(file, rel)
         if kind is None:

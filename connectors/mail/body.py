@@ -19,15 +19,18 @@ MAX_ATTACHMENT_TEXT = 20_000
 _META_SCAN = 4096  # an HTML part's charset declaration sits in its head
 
 
-def body_and_attachments(msg: EmailMessage, hints: list[str] | None = None) -> tuple[str, list[tuple[str, str, str]]]:
-    """(body text, [(attachment name, type, text)]): the first inline text/plain part, unless it
+Attachment = tuple[str, str, str, bytes]  # name, MIME type, text when it is inlined in the mail, bytes
+
+
+def body_and_attachments(msg: EmailMessage, hints: list[str] | None = None) -> tuple[str, list[Attachment]]:
+    """(body text, [(attachment name, type, inlined text, bytes)]): the first inline text/plain part, unless it
     is empty or only a stand-in for the HTML ("view this email in your browser"), else the first
     inline text/html one; parts with a file name or ``attachment`` disposition are
     attachments, inline images with a Content-ID (logos) are neither. Each header is parsed
     once per part: the policy's header objects are what reading costs most. ``hints``: the
     charsets the message declares, for parts that declare none."""
     hints = hints or []
-    attachments: list[tuple[str, str, str]] = []
+    attachments: list[Attachment] = []
     plain = html = None
     for part, ctype in _leaves(msg):
         filename = _filename(part)
@@ -38,7 +41,7 @@ def body_and_attachments(msg: EmailMessage, hints: list[str] | None = None) -> t
             text = ""
             if ctype in ("text/plain", "text/markdown", "text/csv"):
                 text = _part_text(part, hints)[:MAX_ATTACHMENT_TEXT]
-            attachments.append((filename or _attached_subject(part) or "(unnamed)", ctype, text))
+            attachments.append((filename or _attached_subject(part) or "(unnamed)", ctype, text, _part_bytes(part)))
         elif ctype == "text/plain" and plain is None:
             plain = part
         elif ctype == "text/html" and html is None:
@@ -78,6 +81,19 @@ def _leaves(part, depth: int = 0) -> Iterator[tuple[Any, str]]:
             yield from _leaves(sub, depth + 1)
     else:
         yield part, ctype
+
+
+def _part_bytes(part) -> bytes:
+    """An attachment's bytes, transfer encoding undone (an attached message: the message)."""
+    if part.get_content_type() == "message/rfc822":
+        payload = part.get_payload()
+        inner = payload[0] if isinstance(payload, list) and payload else None
+        try:
+            return inner.as_bytes() if inner is not None else b""
+        except Exception:  # noqa: BLE001 — an attached message the generator cannot write back
+            return b""
+    data = part.get_payload(decode=True)
+    return data if isinstance(data, bytes) else b""
 
 
 def _attached_subject(part) -> str:

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ragbag.connectors._isolate import each_file, each_record
-from ragbag.connectors.mail.message import MAX_MESSAGE_BYTES, Broken, Run, parse_message
-from ragbag.core.records import Document, ReadError, Seen, utc
+from ragbag.connectors.mail.message import MAX_MESSAGE_BYTES, Broken, Mail, Run, parse_message
+from ragbag.core.records import ReadError, utc
 from ragbag.text.unreadable import Unreadable, human_size
 
 _HASH_BYTES = 4096
@@ -59,6 +59,7 @@ def _read_mbox(
         "off": 0,
         "ids": [],
         "keys": {},
+        "kids": {},
         "errors": [],
         "head": "",
         "edge": "",
@@ -75,13 +76,14 @@ def _read_mbox(
             )
         ):
             # The messages before the offset are as they were: vouch for them.
-            keys = prev.get("keys", {})
+            keys, kids = prev.get("keys", {}), prev.get("kids", {})
             for native_id in prev.get("ids", []):
-                if run.vouch(native_id, keys.get(native_id)):
-                    yield Seen(native_id)
+                yield from run.seen(native_id, keys.get(native_id), kids.get(native_id, []))
             for e in prev.get("errors", []):
                 yield ReadError(*e)
-            state.update(ids=list(prev.get("ids", [])), keys=dict(keys), errors=list(prev.get("errors", [])))
+            state.update(
+                ids=list(prev.get("ids", [])), keys=dict(keys), kids=dict(kids), errors=list(prev.get("errors", []))
+            )
             start = prev["off"]
         end = start
         first = len(state["ids"]) + len(state["errors"])
@@ -89,19 +91,23 @@ def _read_mbox(
             record_uri = f"{uri}#{offset}"
             record = each_record(record_uri, _mbox_record, raw, size, run, record_uri, folder, rel, index)
             placed, key = (None, "")
-            if isinstance(record, Document):
-                placed, key = run.place(record)
+            if isinstance(record, Mail):
+                placed, key = run.place(record.doc)
             if complete:
                 end = offset + size
                 if isinstance(record, ReadError):
                     state["errors"].append([record.uri, record.error])
                 elif record is not None:
-                    state["ids"].append(record.native_id)
-                    state["keys"][record.native_id] = key
+                    state["ids"].append(record.doc.native_id)
+                    state["keys"][record.doc.native_id] = key
             if isinstance(record, ReadError):
                 yield record
-            elif placed is not None:
+            elif placed is not None and record is not None:
                 yield placed
+                kids: list[int] = []
+                yield from run.attachments_of(placed, record, kids)
+                if complete and kids:
+                    state["kids"][placed.native_id] = kids
         state["off"] = end
         state["head"] = _hash_at(fh, 0, min(_HASH_BYTES, end))
         state["edge"] = _hash_at(fh, max(0, end - _HASH_BYTES), end)

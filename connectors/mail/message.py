@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import email.parser
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from email import policy
 from email.message import EmailMessage
 
-from ragbag.connectors.mail.body import body_and_attachments
+from ragbag.connectors._inside import Inside
+from ragbag.connectors.mail.attachments import attachment_documents, attachment_id
+from ragbag.connectors.mail.body import Attachment, body_and_attachments
 from ragbag.connectors.mail.headers import (
     addresses,
     header_values,
@@ -23,7 +26,7 @@ from ragbag.connectors.mail.headers import (
     person,
 )
 from ragbag.connectors.mail.quoting import trim_quotes
-from ragbag.core.records import Document, stable_hash
+from ragbag.core.records import Document, ReadError, Seen, stable_hash
 from ragbag.text.unreadable import Unreadable
 
 NAME = "mail"  # the connector's name, which its documents carry
@@ -49,6 +52,7 @@ class Run:
     clashing ones, which comes first in sorted path order)."""
 
     source: str
+    inside: Inside
     emitted: set[str] = field(default_factory=set)
     keys: dict[str, str] = field(default_factory=dict)  # native id emitted → its content key
     files: dict[str, list] = field(default_factory=dict)
@@ -63,6 +67,21 @@ class Run:
         if key:
             self.keys[native_id] = key
         return True
+
+    def seen(self, native_id: str, key: str | None, kids: list[int]) -> Iterator[Seen]:
+        """``Seen`` for an unchanged message read before and for its attachments' documents
+        (``kids``: their places among its attachments), unless it was already vouched for."""
+        if self.vouch(native_id, key):
+            yield Seen(native_id)
+            yield from (Seen(attachment_id(native_id, n)) for n in kids)
+
+    def attachments_of(self, doc: Document, mail: Mail, kids: list[int]) -> Iterator[Document | ReadError]:
+        """The documents of the placed message ``doc``'s attachments (their places appended to
+        ``kids``, for the cursor), and why the others are not."""
+        for n, item in attachment_documents(doc, mail.attachments, self.inside):
+            if isinstance(item, Document):
+                kids.append(n)
+            yield item
 
     def place(self, doc: Document) -> tuple[Document | None, str]:
         """(the document under the id it gets in this read, or None for a true duplicate of
@@ -110,10 +129,18 @@ def declared_charsets(msg: EmailMessage) -> list[str]:
     return sorted(counts, key=lambda c: -counts[c])
 
 
+@dataclass
+class Mail:
+    """One parsed message: its document, and its attachments (name, type, inlined text, bytes)."""
+
+    doc: Document
+    attachments: list[Attachment]
+
+
 def parse_message(
     data: bytes, source: str, uri: str, folder: str, fmt: str, location: str, index: int, fallback_date: datetime | None
-) -> Document:
-    """Parse one RFC 822 message into a Document; raises Broken (or anything) when unusable."""
+) -> Mail:
+    """Parse one RFC 822 message; raises Broken (or anything) when unusable."""
     msg = parse_bytes(data)
     hints = declared_charsets(msg)
     headers = header_values(msg, hints)
@@ -130,9 +157,9 @@ def parse_message(
     body = trim_quotes(body, forward=is_forward(subject))
     if len(body) > MAX_BODY_CHARS:
         body = body[:MAX_BODY_CHARS]
-    names = [name for name, _, _ in attachments]
-    types = [ctype for _, ctype, _ in attachments]
-    extra = [f"[attachment {name}]\n{text.strip()}" for name, _, text in attachments if text.strip()]
+    names = [name for name, _, _, _ in attachments]
+    types = [ctype for _, ctype, _, _ in attachments]
+    extra = [f"[attachment {name}]\n{text.strip()}" for name, _, text, _ in attachments if text.strip()]
 
     from_name, from_addr = sender[0] if sender else ("", "")
     if sender and not from_name and headers.get("x-from"):  # Exchange exports (Enron)
@@ -180,7 +207,7 @@ def parse_message(
         "format": fmt,
     }
     native_id = message_id or "nomid:" + stable_hash(location, str(index))
-    return Document(
+    doc = Document(
         source=source,
         connector=NAME,
         native_id=native_id,
@@ -192,3 +219,4 @@ def parse_message(
         authors=[person(from_name, from_addr)] if sender else [],
         metadata=meta,
     )
+    return Mail(doc, attachments)

@@ -7,9 +7,11 @@ import plistlib
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from glob import escape as glob_escape
 from pathlib import Path
 
 from ragbag.connectors._isolate import each_file
+from ragbag.connectors.mail.body import Attachment
 from ragbag.connectors.mail.message import MAX_MESSAGE_BYTES, Broken, Run, parse_message
 from ragbag.core.records import ReadError
 from ragbag.text.unreadable import Unreadable, human_size
@@ -49,11 +51,33 @@ def _read(file: Path, uri: str, rel: str, kind: str, folder: str, stamp: list, r
     if kind == "maildir":  # cur/new and the :2,flags suffix change; the unique name does not
         parts = rel.split("/")
         location = "/".join(parts[:-2] + [parts[-1].split(":")[0]])
-    parsed = parse_message(data, run.source, uri, folder, kind, location, 0, fallback_date)
-    doc, key = run.place(parsed)
-    run.files[rel] = stamp + [parsed.native_id, key]
+    mail = parse_message(data, run.source, uri, folder, kind, location, 0, fallback_date)
+    if kind == "emlx" and file.name.endswith(".partial.emlx"):
+        mail.attachments = [_with_stored_part(file, a, run.inside.max_bytes) for a in mail.attachments]
+    doc, key = run.place(mail.doc)
+    kids: list[int] = []
+    run.files[rel] = stamp + [mail.doc.native_id, key, kids]
     if doc is not None:
         yield doc
+        yield from run.attachments_of(doc, mail, kids)
+
+
+def _with_stored_part(file: Path, attachment: Attachment, max_bytes: int) -> Attachment:
+    """An attachment of a ``.partial.emlx`` with its bytes: Apple Mail keeps the message without
+    its attachments and stores each one as a file of its own, at
+    ``…/Data/…/Attachments/<message number>/<part number>/<file name>`` beside ``Messages/``."""
+    name, mime, inlined, data = attachment
+    if data or not name:
+        return attachment
+    number = file.name.split(".", 1)[0]
+    folder = file.parent.parent / "Attachments" / number
+    try:
+        stored = sorted(p for p in folder.glob(f"*/{glob_escape(name)}") if p.is_file())
+        if stored and stored[0].stat().st_size <= max_bytes:
+            return name, mime, inlined, stored[0].read_bytes()
+    except OSError:
+        pass
+    return attachment
 
 
 def _unwrap_emlx(data: bytes) -> tuple[bytes, datetime | None]:

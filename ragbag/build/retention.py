@@ -17,6 +17,7 @@ from ragbag.build.ingest import cursor_path
 from ragbag.core.home import Home, Source
 from ragbag.index import published
 from ragbag.index.store import SOURCE_TABLES, Store
+from ragbag.text.ocr import source_cache_folders
 
 
 def retain(store: Store, home: Home, just_published: Source) -> None:
@@ -54,10 +55,12 @@ def republish(store: Store, home: Home, source: Source) -> bool:
 
 
 def remove(store: Store, home: Home, source: Source) -> None:
-    """Delete a source's rows from every table, its index files and its read cursor."""
+    """Delete a source's rows from every table, its index files, its read cursor and its OCR cache."""
     store.delete_source(source.name)
     shutil.rmtree(home.index_dir(source.connector, source.name), ignore_errors=True)
     cursor_path(home, source).unlink(missing_ok=True)
+    for folder in source_cache_folders(source.name, home.tmp_dir):  # text read from its pictures
+        shutil.rmtree(folder, ignore_errors=True)
     changes.forget(home, source)
 
 

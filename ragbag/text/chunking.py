@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from ragbag.core.records import Span
+from ragbag.text.extract import PAGE_BREAK
 
 TokenCounter = Callable[[str], int]
 
@@ -123,6 +124,22 @@ def prose_spans(text: str, count: TokenCounter, max_tokens: int) -> list[Span]:
     for s, e in zip(section_starts, bounds):
         spans.extend(pack(text, _breaks(text, s, e, _PARAGRAPH_BREAK), count, max_tokens))
     return [_strip(text, sp) for sp in spans if text[sp.start : sp.end].strip()]
+
+
+def paged_spans(text: str, count: TokenCounter, max_tokens: int) -> list[Span]:
+    """Prose chunks of a text whose pages (slides, sheets) are joined by form feeds, each with the
+    1-based pages it spans (``page_start``/``page_end``). Each page is cut on its own first, so a
+    page break never sits at a chunk's edge; then short neighbouring pages share a chunk (slides
+    would otherwise give tiny chunks)."""
+    pieces, offset = [], 0
+    for page in text.split(PAGE_BREAK):
+        pieces += [(offset + s.start, offset + s.end) for s in prose_spans(page, count, max_tokens)]
+        offset += len(page) + 1
+    out = pack(text, pieces, count, max_tokens)
+    for span in out:
+        span.metadata["page_start"] = text.count(PAGE_BREAK, 0, span.start) + 1
+        span.metadata["page_end"] = text.count(PAGE_BREAK, 0, span.end) + 1
+    return out
 
 
 def line_spans(text: str, count: TokenCounter, max_tokens: int) -> list[Span]:

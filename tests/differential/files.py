@@ -24,6 +24,12 @@ _WORD = re.compile(r"\w+")
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+_X = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_OOXML_ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
+# RTF groups that hold no body text: font, colour and style tables, document info, pictures, fields' codes
+_RTF_SKIP = re.compile(
+    r"\\(\*|fonttbl|colortbl|stylesheet|info|pict|listtable|listoverridetable|fldinst|themedata)(?![a-z])"
+)
 
 EXPLAINED: dict[str, str] = {
     "public/files/epubcheck/src__test__resources__epub3__04-ocf__files__ocf-filename-duplicate-after-compatibility-normalization-valid.epub": (
@@ -62,6 +68,8 @@ def units() -> list[Path]:
 def reference_words(path: Path) -> list[str] | None:
     """The words of the document's parts, or None when the file is no readable zip (then a
     reader can only report it)."""
+    if path.suffix.lower() == ".rtf":
+        return _rtf_words(path.read_bytes())
     try:
         archive = zipfile.ZipFile(path)
         names = archive.namelist()
@@ -94,6 +102,29 @@ def reference_words(path: Path) -> list[str] | None:
             root = ElementTree.fromstring(archive.read("content.xml"))
             for tag in ("p", "h"):
                 texts += [_text(e) for e in root.iter(f"{_TEXT}{tag}")]
+        elif ext in ("xlsx", "xlsm"):  # the text cells; numbers and dates are formatted, not compared
+            shared = []
+            if "xl/sharedStrings.xml" in names:
+                for si in ElementTree.fromstring(archive.read("xl/sharedStrings.xml")).iter(f"{_X}si"):
+                    shared.append("".join(t.text or "" for t in si.iter(f"{_X}t") if "rPh" not in t.tag))
+            for name in sorted(n for n in names if re.fullmatch(r"xl/worksheets/sheet\d+\.xml", n)):
+                for cell in ElementTree.fromstring(archive.read(name)).iter(f"{_X}c"):
+                    kind, value = cell.get("t"), cell.findtext(f"{_X}v")
+                    if kind == "s" and value is not None:
+                        texts.append(shared[int(value)])
+                    elif kind == "inlineStr":
+                        texts.append("".join(t.text or "" for t in cell.iter(f"{_X}t")))
+                    elif kind in ("str", "e") and value:
+                        texts.append(value)
+            if any(
+                c.findtext(f"{_X}v") or c.get("t") == "inlineStr"
+                for n in names
+                if re.fullmatch(r"xl/worksheets/sheet\d+\.xml", n)
+                for c in ElementTree.fromstring(archive.read(n)).iter(f"{_X}c")
+            ):  # ragbag heads each sheet with its name: the names count once a sheet holds a value
+                book = ElementTree.fromstring(archive.read("xl/workbook.xml"))
+                texts += [s.get("name") or "" for s in book.iter(f"{_X}sheet")]
+            texts = [_OOXML_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), t) for t in texts]
         elif ext == "epub":
             container = ElementTree.fromstring(archive.read("META-INF/container.xml"))
             opf = next(e.get("full-path") for e in container.iter() if e.tag.endswith("rootfile"))
@@ -111,6 +142,50 @@ def reference_words(path: Path) -> list[str] | None:
         return _WORD.findall(" ".join(texts).lower())
     except Exception:  # noqa: BLE001 — the reference only needs to say "unreadable"
         return None
+
+
+def _rtf_words(data: bytes) -> list[str] | None:
+    """An RTF file's words: groups of tables, info and pictures left out, ``\\'xx`` escapes decoded
+    in the declared code page, ``\\uN`` as its character (and its fallback skipped), control words
+    dropped."""
+    source = data.decode("latin-1")
+    if not source.lstrip("\ufeff \r\n").startswith("{\\rtf"):
+        return None
+    codepage = re.search(r"\\ansicpg(\d+)", source)
+    encoding = f"cp{codepage.group(1)}" if codepage else "cp1252"
+    pieces: list[str | bytes] = []
+    depth, skip_at, fallback = 0, None, 0
+    for token in re.finditer(r"\\'([0-9a-f]{2})|\\([a-z]+)(-?\d+)? ?|\\(.)|([{}])|([^\\{}\r\n])", source, re.I):
+        hexa, word, number, symbol, brace, plain = token.groups()
+        if brace == "{":
+            depth += 1
+            if skip_at is None and _RTF_SKIP.match(source, token.end()):
+                skip_at = depth
+        elif brace == "}":
+            if skip_at == depth:
+                skip_at = None
+            depth -= 1
+        elif skip_at is not None:
+            continue
+        elif fallback and (hexa or plain):  # the ANSI stand-in written after a \uN
+            fallback -= 1
+        elif hexa:
+            pieces.append(bytes([int(hexa, 16)]))
+        elif word == "u" and number:
+            pieces.append(chr(int(number) % 65536))
+            fallback = 1
+        elif word in ("par", "line", "tab", "cell", "row", "sect", "page"):
+            pieces.append(" ")
+        elif plain or symbol in ("{", "}", "\\"):
+            pieces.append(plain or symbol)
+    text, pending = [], b""
+    for piece in [*pieces, ""]:
+        if isinstance(piece, bytes):
+            pending += piece
+            continue
+        text.append(pending.decode(encoding, "replace") + piece)
+        pending = b""
+    return _WORD.findall("".join(text).lower())
 
 
 def compare(path: Path) -> Outcome:

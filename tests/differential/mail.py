@@ -51,7 +51,9 @@ def project(path: Path) -> str:
 
 
 def compare(path: Path) -> Outcome:
-    docs, errors = ragbag_read(CONNECTOR, path)
+    read, errors = ragbag_read(CONNECTOR, path)
+    docs = [d for d in read if "parent_doc_id" not in d.metadata]  # the messages
+    attached = [d for d in read if "parent_doc_id" in d.metadata]  # their attachments' documents
     ref = reference(path)
     out = Outcome(rel(path), project(path), len(ref), len(docs), len(errors))
     out.checks["count"] = (int(len(ref) == len(docs)), 1)
@@ -79,6 +81,17 @@ def compare(path: Path) -> Outcome:
             else:
                 out.disagreements.append(f"text #{i}: {r['stretch']!r} not in ragbag's text")
     out.checks.update({k: (v[0], v[1]) for k, v in agree.items()})
+    # Each attachment document names a file the standard library finds attached to its message.
+    parents = {d.doc_id: r for r, d in pair(ref, docs)}
+    found = 0
+    for a in attached:
+        r = parents.get(a.metadata["parent_doc_id"])
+        if r is not None and a.metadata.get("filename") in r["attachments"]:
+            found += 1
+        else:
+            out.disagreements.append(f"attachments: {a.metadata.get('filename')!r} is not attached to its message")
+    if attached:
+        out.checks["attachments"] = (found, len(attached))
     return out
 
 
@@ -121,7 +134,21 @@ def _facts(msg: EmailMessage) -> dict:
         "from": sender[0] if sender else "",
         "rcpt": frozenset(_addresses(msg, "to") + _addresses(msg, "cc")),
         "stretch": _stretch(msg),
+        "attachments": _attachment_names(msg),
     }
+
+
+def _attachment_names(msg: EmailMessage) -> set[str]:
+    """The file names of the message's parts that declare one, at any depth."""
+    names = set()
+    for part in msg.walk():
+        try:
+            name = part.get_filename()
+        except Exception:  # noqa: BLE001 — a parameter the policy cannot parse
+            name = None
+        if name:
+            names.add(" ".join(str(name).split()))
+    return names
 
 
 def _addresses(msg, name: str) -> list[str]:

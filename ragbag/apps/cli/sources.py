@@ -34,6 +34,12 @@ def add(
         "--follow-links-outside",
         help="Also read symlinks that point outside PATH (never /proc, /sys, pipes or devices).",
     ),
+    attachments: bool = typer.Option(
+        True, "--attachments/--no-attachments", help="Read mail attachments as documents of their own."
+    ),
+    ocr: bool = typer.Option(
+        True, "--ocr/--no-ocr", help="Read the text in pictures and scanned PDF pages (offline OCR)."
+    ),
     history_versions: int | None = typer.Option(
         None, "--history-versions", min=0, help="Versions of a document kept, the current one included (default 5)."
     ),
@@ -58,6 +64,10 @@ def add(
         from ragbag.connectors import FOLLOW_LINKS_OUTSIDE
 
         options[FOLLOW_LINKS_OUTSIDE] = True
+    if not attachments:
+        options["attachments"] = False
+    if not ocr:
+        options["ocr"] = False
     found: list[Path] = []
     if path is None:
         found = _discover(connector)

@@ -1,0 +1,60 @@
+"""What a source reads inside its records: attachments, and the text in pictures (OCR).
+
+Both are on by default and turned off per source (``ragbag add … --no-attachments`` /
+``--no-ocr``, i.e. ``attachments: false`` / ``ocr: false`` in the source's options). The
+limits bound what one message may cost: at most ``max_attachments`` attachments read per message
+and ``max_attachment_mb`` megabytes each; what a limit leaves out is reported, never dropped in
+silence. Connectors keep :func:`signature` in their cursor, so changing any of these re-reads
+the source instead of trusting records read under the old settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ragbag.text.ocr import Cache, cache_folder
+
+ATTACHMENTS = "attachments"
+OCR = "ocr"
+MAX_ATTACHMENTS = "max_attachments"
+MAX_ATTACHMENT_MB = "max_attachment_mb"
+DEFAULT_MAX_ATTACHMENTS = 20
+DEFAULT_MAX_ATTACHMENT_MB = 25
+
+
+@dataclass
+class Inside:
+    """One read's settings for what lies inside records, and its OCR cache (None: no OCR)."""
+
+    attachments: bool
+    ocr: Cache | None
+    max_attachments: int
+    max_bytes: int
+
+    @property
+    def signature(self) -> list[Any]:
+        return [self.attachments, self.ocr is not None, self.max_attachments, self.max_bytes]
+
+
+def inside(source: str, options: dict | None) -> Inside:
+    """The source's settings, from its options (absent: the defaults)."""
+    options = options or {}
+    ocr = _on(options.get(OCR, True))
+    return Inside(
+        attachments=_on(options.get(ATTACHMENTS, True)),
+        ocr=Cache(cache_folder(source)) if ocr else None,
+        max_attachments=_int(options.get(MAX_ATTACHMENTS), DEFAULT_MAX_ATTACHMENTS),
+        max_bytes=_int(options.get(MAX_ATTACHMENT_MB), DEFAULT_MAX_ATTACHMENT_MB) * 1024 * 1024,
+    )
+
+
+def _on(value: Any) -> bool:
+    return value is True or str(value).strip().lower() in ("true", "yes", "on", "1")
+
+
+def _int(value: Any, default: int) -> int:
+    try:
+        return max(0, int(value)) if value is not None else default
+    except (TypeError, ValueError):
+        return default

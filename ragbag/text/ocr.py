@@ -1,0 +1,257 @@
+"""Text in pictures: scans, screenshots, photos of letters and image-only PDF pages, read offline.
+
+The recogniser is RapidOCR (Apache-2.0) running PaddleOCR's PP-OCRv6 small detection and
+recognition models on ONNX Runtime. Its wheel ships those models, so nothing is downloaded
+(``_models`` points at the wheel's own files and refuses to run without them), and one model
+reads Chinese, English and the Latin scripts with diacritics (German, French, Portuguese...).
+Tesseract would need a system binary and a language pack per script; EasyOCR downloads its
+weights from a hub on first use.
+
+What a page gives is its :class:`Lines`: each line's text, confidence and box (as fractions of
+the image's width and height, so a box drawn on a page rendered at another scale still fits).
+Recognition is the costliest thing a build does per byte, so results are cached by the
+content's hash (:class:`Cache`): an unchanged attachment, file or page is never recognised twice.
+The cache lives in a folder of the source's own, so ``ragbag remove`` deletes it with the source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ragbag.text.unreadable import Unreadable
+
+MIN_SCORE = 0.5  # a line the recogniser is less sure of is more often noise (texture, a logo) than text
+MAX_PIXELS = 64_000_000  # decoded, an image this large is ~200 MB: larger ones are refused, not read
+MAX_SIDE = 2000  # the detector's input is scaled to this longest side (RapidOCR's own default)
+CACHE_FORMAT = 1  # of the cached results; raise it when the models or the line format change
+_LOCK = threading.Lock()  # one recogniser per process; ONNX Runtime sessions are not re-entered
+
+
+@dataclass
+class Line:
+    """One recognised line: its text, the recogniser's confidence, and its box
+    (x0, y0, x1, y1) as fractions of the image's width and height, y down."""
+
+    text: str
+    score: float
+    box: tuple[float, float, float, float]
+
+
+@dataclass
+class Lines:
+    """What one image or page holds, top to bottom; ``width``/``height`` in the recognised pixels."""
+
+    width: int
+    height: int
+    lines: list[Line] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(line.text for line in self.lines)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "v": CACHE_FORMAT,
+            "width": self.width,
+            "height": self.height,
+            "lines": [[ln.text, round(ln.score, 4), *[round(c, 5) for c in ln.box]] for ln in self.lines],
+        }
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> Lines:
+        lines = [Line(str(t), float(s), (float(a), float(b), float(c), float(e))) for t, s, a, b, c, e in d["lines"]]
+        return Lines(int(d["width"]), int(d["height"]), lines)
+
+
+class Cache:
+    """Recognised lines by content hash, one JSON file each in an owner-only folder (the source's
+    own: see :func:`cache_folder`); ``None`` folder: nothing is kept. ``hits``/``misses`` count
+    this read's lookups, so a build report (and a test) can say nothing was recognised twice."""
+
+    def __init__(self, folder: Path | None):
+        self.folder = folder
+        self.hits = 0
+        self.misses = 0
+
+    def lines(self, key: str, image: Any) -> Lines:
+        """The lines of ``image`` (a PIL image), from the cache under ``key`` when held."""
+        path = self.folder / key[:2] / f"{key}.json" if self.folder else None
+        if path is not None and path.exists():
+            try:
+                d = json.loads(path.read_text(encoding="utf-8"))
+                if d.get("v") == CACHE_FORMAT:
+                    self.hits += 1
+                    return Lines.from_json(d)
+            except (OSError, ValueError, KeyError, TypeError):
+                pass  # a damaged entry is recognised again and rewritten
+        self.misses += 1
+        found = recognise(image)
+        if path is not None:
+            from ragbag.core.private import write_private
+
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_private(path, json.dumps(found.as_json(), ensure_ascii=False))
+        return found
+
+
+def content_key(*parts: bytes | str) -> str:
+    """The cache key of what is recognised: its bytes (and, for a PDF page, which page at what
+    scale), and the cache format, so other models never read these results."""
+    h = hashlib.blake2b(digest_size=20)
+    h.update(f"ocr{CACHE_FORMAT}".encode())
+    for part in parts:
+        h.update(part.encode() if isinstance(part, str) else part)
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def cache_folder(source: str) -> Path | None:
+    """Where the source's OCR results are kept: ``ocr/<source>`` in the folder
+    ``RAGBAG_OCR_CACHE`` names (the test suite's homes share one), else in the home's private
+    temporaries when this process is ragbag's own; None (no cache) otherwise, such as in a
+    notebook, which has no home temporaries to keep them private in."""
+    from ragbag.core import private
+
+    setting = os.environ.get("RAGBAG_OCR_CACHE")
+    if setting:
+        base = Path(setting).expanduser()
+    elif private.is_application():
+        import tempfile
+
+        base = Path(tempfile.gettempdir())
+    else:
+        return None
+    folder = base / "ocr" / _safe_name(source)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return folder
+
+
+def source_cache_folders(source: str, home_tmp: Path) -> list[Path]:
+    """Every place :func:`cache_folder` may have put the source's results (``home_tmp``: the
+    home's temporaries), for ``remove``."""
+    bases = [home_tmp]
+    if os.environ.get("RAGBAG_OCR_CACHE"):
+        bases.append(Path(os.environ["RAGBAG_OCR_CACHE"]).expanduser())
+    return [b / "ocr" / _safe_name(source) for b in bases]
+
+
+def _safe_name(source: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in source) or "_"
+
+
+def open_image(data: bytes) -> Any:
+    """The image in ``data`` as an upright RGB PIL image (EXIF orientation applied: a phone's
+    photo of a letter is stored sideways); :class:`Unreadable` when it is not an image Pillow
+    reads, or is larger than :data:`MAX_PIXELS` (checked before the pixels are decoded)."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    try:
+        opened = Image.open(io.BytesIO(data))
+        if opened.width * opened.height > MAX_PIXELS:
+            raise Unreadable(f"image of {opened.width}×{opened.height} pixels: larger than OCR reads, skipped")
+        opened.draft("RGB", (MAX_SIDE * 2, MAX_SIDE * 2))  # JPEG: decode at a reduced scale, cheaply
+        return ImageOps.exif_transpose(opened).convert("RGB")
+    except Unreadable:
+        raise
+    except (UnidentifiedImageError, Image.DecompressionBombError) as exc:
+        raise Unreadable(f"not a readable image: {type(exc).__name__}") from None
+    except (OSError, ValueError, SyntaxError, EOFError) as exc:  # truncated or damaged pixel data
+        raise Unreadable(f"damaged image: {exc}"[:200]) from None
+
+
+def recognise(image: Any) -> Lines:
+    """The text lines of a PIL image in reading order (RapidOCR's: top to bottom, left to right);
+    lines under :data:`MIN_SCORE` left out. A page scanned sideways (its lines found standing
+    up) is read again turned a quarter either way, and the reading that recognises more is kept:
+    the line classifier only turns single lines upside down, never a page by 90°."""
+    lines = _recognise(image)
+    if not _sideways(lines):
+        return lines
+    best = lines
+    for turn in (90, 270):
+        turned = _recognise(image.rotate(turn, expand=True))
+        if _weight(turned) > _weight(best):
+            best = turned
+    return best
+
+
+def _sideways(found: Lines) -> bool:
+    """Whether most of what was found stands up: boxes taller than wide, in pixels."""
+    tall = sum(
+        (ln.box[3] - ln.box[1]) * found.height > 1.5 * (ln.box[2] - ln.box[0]) * found.width and len(ln.text) > 2
+        for ln in found.lines
+    )
+    return tall * 2 > len(found.lines) > 0
+
+
+def _weight(found: Lines) -> float:
+    return sum(ln.score * len(ln.text) for ln in found.lines)
+
+
+def _recognise(image: Any) -> Lines:
+    import numpy as np
+
+    width, height = image.size
+    if width < 8 or height < 8:
+        return Lines(width, height)
+    with _LOCK:
+        result = _engine()(np.asarray(image)[:, :, ::-1])  # RapidOCR takes OpenCV's BGR order
+    boxes = getattr(result, "boxes", None)
+    texts = getattr(result, "txts", None) or ()
+    scores = getattr(result, "scores", None) or ()
+    lines = []
+    for poly, text, score in zip(boxes if boxes is not None else (), texts, scores):
+        text = " ".join(str(text).split())
+        if not text or float(score) < MIN_SCORE:
+            continue
+        xs, ys = [float(p[0]) for p in poly], [float(p[1]) for p in poly]
+        box = (min(xs) / width, min(ys) / height, max(xs) / width, max(ys) / height)
+        x0, y0, x1, y1 = (min(max(c, 0.0), 1.0) for c in box)
+        lines.append(Line(text, float(score), (x0, y0, x1, y1)))
+    return Lines(width, height, lines)
+
+
+def _models() -> dict[str, str]:
+    """The model files inside rapidocr's own wheel: named explicitly, so the library never
+    reaches for its download path; a missing file is an error here, not a download."""
+    import rapidocr
+
+    root = Path(rapidocr.__file__).parent / "models"
+    wanted = {
+        "Det.model_path": root / "PP-OCRv6_det_small.onnx",
+        "Rec.model_path": root / "PP-OCRv6_rec_small.onnx",
+        "Cls.model_path": root / "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
+    }
+    missing = [str(p) for p in wanted.values() if not p.is_file()]
+    if missing:
+        raise RuntimeError(f"rapidocr's wheel lacks its models: {', '.join(missing)}")
+    return {k: str(v) for k, v in wanted.items()}
+
+
+@lru_cache(maxsize=1)
+def _engine() -> Any:
+    """The one recogniser of this process (loading its models takes about a second)."""
+    import logging
+
+    from rapidocr import RapidOCR
+
+    threads = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
+    params = {
+        **_models(),
+        "Global.log_level": "error",
+        "Global.text_score": MIN_SCORE,
+        "Global.max_side_len": MAX_SIDE,
+        "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+        "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+    }
+    engine = RapidOCR(params=params)
+    logging.getLogger("RapidOCR").setLevel(logging.ERROR)
+    return engine
