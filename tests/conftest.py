@@ -31,6 +31,8 @@ def _shared_engine_folder() -> str:
 
 
 os.environ.setdefault("RAGBAG_E5_ENGINE", _shared_engine_folder())
+# OCR results (ragbag.text.ocr) shared the same way: the evaluation homes' scans are read once.
+os.environ.setdefault("RAGBAG_OCR_CACHE", _shared_engine_folder() + "-ocr")
 # Debian's Chromium for the browser tests (`make browser` installs it; never `playwright install`).
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -3,7 +3,8 @@
 The invoice, ticket or payslip people search for is the PDF attached to a mail, not the mail
 ("please find attached"). Each attachment a reader handles (:mod:`ragbag.text.documents`: PDF,
 scanned PDF pages and pictures through OCR, office documents and e-books, HTML and text;
-invitations ``.ics`` through the calendar connector's reader) becomes a document whose
+invitations ``.ics`` through the calendar connector's reader, attached mails (forwards, bounces)
+as this connector reads a mail) becomes a document whose
 ``native_id`` is ``<mail's id>/attachment/<n>`` (n: its place among the mail's attachments), so
 it is replaced and deleted with its mail. It inherits the mail's sender, recipients, subject,
 date and thread as metadata, adds ``parent_doc_id``, ``filename`` and ``mime``, and its first line
@@ -86,7 +87,13 @@ def _document(mail: Document, n: int, name: str, mime: str, data: bytes, uri: st
     meta: dict[str, Any] = {k: mail.metadata[k] for k in _INHERITED if k in mail.metadata}
     meta.update(parent_doc_id=mail.doc_id, parent_native_id=mail.native_id, filename=name, mime=mime, ext=ext)
     meta.update(size=len(data), attachment=True, mail_format=mail.metadata.get("format", ""))
-    if ext in _CALENDAR:
+    if ext == "eml" or mime.lower() == "message/rfc822":  # a forwarded or bounced mail
+        from ragbag.connectors.mail.message import parse_message
+
+        inner = parse_message(data, mail.source, uri, meta.get("folder", ""), "eml", uri, 0, None).doc
+        title, text = inner.title, inner.text
+        meta["format"] = "eml"
+    elif ext in _CALENDAR:
         from ragbag.connectors.calendar import invitation_text
 
         title, text = "", invitation_text(data)

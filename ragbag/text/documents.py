@@ -52,15 +52,28 @@ _MIME = {  # types mimetypes does not map, or maps to an extension the readers d
 }  # fmt: skip
 
 
+_PLAIN_EXTS = {
+    "c", "h", "cc", "cpp", "py", "js", "ts", "java", "go", "rs", "rb", "sh", "sql", "patch", "diff", "log",
+    "json", "xml", "yaml", "yml", "ini", "cfg", "conf", "tex", "vcf",
+}  # fmt: skip
+_TEXT_REPORTS = {"message/delivery-status", "message/disposition-notification", "message/feedback-report"}
+
+
 def extension_for(name: str, mime: str) -> str:
     """The format-naming extension of an attachment: its name's when a reader (or the
-    unsupported list) knows it, else its MIME type's (``application/octet-stream`` names none)."""
+    unsupported list) knows it, else its MIME type's (``application/octet-stream`` names none);
+    any other ``text/*`` part (source code, a patch, a vCard) and a bounce's delivery report are
+    read as plain text."""
     ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
     if ext in FORMATS or ext in UNSUPPORTED:
         return ext
     mime = mime.lower().split(";")[0].strip()
     by_type = _MIME.get(mime) or (mimetypes.guess_extension(mime) or "").lstrip(".")
-    return by_type if by_type in FORMATS or by_type in UNSUPPORTED else ext
+    if by_type in FORMATS or by_type in UNSUPPORTED:
+        return by_type
+    if mime.startswith("text/") or mime in _TEXT_REPORTS or ext in _PLAIN_EXTS:  # code, patches, vCards, bounces
+        return "txt"
+    return ext
 
 
 def document_text(data: bytes, name: str, ext: str, meta: dict[str, Any], ocr: Cache | None) -> tuple[str, str]:
