@@ -237,3 +237,25 @@ def test_a_refresh_recognises_nothing_and_attachments_follow_their_mail(home, tm
     cli("remove", "m")
     assert not cache.exists()
     shutil.rmtree(tmp_path / "mail")
+
+
+@pytest.mark.slow
+def test_show_outlines_the_recognised_lines_on_a_scanned_page(home, tmp_path):
+    """A scanned PDF has no text layer to find a passage in: its OCR lines' boxes are the
+    outline, on the page where they were read."""
+    from ragbag.answer import visual
+
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    (folder / "bescheid.pdf").write_bytes(SCAN)
+    cli("add", "files", "s", str(folder))
+    build_in_process(home, "s")
+    (chunk_id,) = Store(home.lance_uri).rows("chunks", "s", ["chunk_id"]).to_pydict()["chunk_id"]
+    view = visual.make(home, chunk_id[:6], picture=True)
+    assert view.kind == "pdf" and [p.page for p in view.pages] == [1]
+    boxes = view.pages[0].boxes
+    assert len(boxes) == 3  # one per recognised line, top line highest (PDF points, y up)
+    width, height = view.pages[0].width, view.pages[0].height
+    assert all(0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height for x0, y0, x1, y1 in boxes)
+    assert boxes[0][1] > boxes[1][1] > boxes[2][1]
+    assert view.image is not None and len(view.image_boxes) >= 1

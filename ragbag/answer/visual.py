@@ -239,7 +239,7 @@ def make(
         view.page_range = (first, int(meta.get("page_end") or first))
     if view.kind == "pdf" and (picture or not text_view):  # a text view needs only the index, not the file
         with _pdf(view.uri, view.source) as doc:
-            view.pages = _located(doc, view, first)
+            view.pages = _located(doc, view, first, meta.get("ocr_lines"))
             if picture:
                 view.image, view.image_boxes = draw(doc, view.pages)
     if view.kind == "text" or text_view:
@@ -349,11 +349,11 @@ class _Passage:
     text: str
 
 
-def _located(doc: Any, passage: View | _Passage, page: int) -> list[PageBoxes]:
+def _located(doc: Any, passage: View | _Passage, page: int, ocr_lines: dict | None = None) -> list[PageBoxes]:
     from ragbag.text.pdf_boxes import TextNotFound, locate
 
     try:
-        return locate(doc, passage.text, page)
+        return locate(doc, passage.text, page, ocr_lines)
     except TextNotFound as e:
         rebuild = f"; rebuild the source with `ragbag build {passage.source}`" if passage.source else ""
         raise RagbagError(f"{passage.uri}: {e} (the file changed since it was indexed){rebuild}") from None
@@ -373,7 +373,8 @@ def _gone(uri: str, source: str) -> str:
 
 
 def _is_pdf(meta: dict[str, Any]) -> bool:
-    return meta.get("format") == "pdf" and bool(meta.get("page_start"))
+    """A passage of a PDF on disk; an attached PDF lives inside its mail, and shows as text."""
+    return meta.get("format") == "pdf" and bool(meta.get("page_start")) and not meta.get("attachment")
 
 
 def _tools(home: Home) -> Tools:

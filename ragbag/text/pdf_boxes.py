@@ -77,10 +77,12 @@ def opened(path: str | Path) -> Iterator[Any]:
             doc.close()
 
 
-def locate(doc: Any, text: str, page_start: int) -> list[PageBoxes]:
+def locate(doc: Any, text: str, page_start: int, ocr_lines: dict[str, list] | None = None) -> list[PageBoxes]:
     """The boxes of ``text`` (a chunk of the indexed text, form feeds between its pages) on the
-    pages from ``page_start`` (1-based) on, one entry per page it has letters on. Call it
-    inside ``opened``."""
+    pages from ``page_start`` (1-based) on, one entry per page it has letters on. A page whose
+    text OCR read (``ocr_lines``: page → [[text, x0, y0, x1, y1], ...], the document's
+    ``ocr_lines`` metadata) has no text layer to search: the recognised lines the passage holds
+    are its boxes. Call it inside ``opened``."""
     segments = text.split(PAGE_BREAK)
     out = []
     for i, segment in enumerate(segments):
@@ -91,6 +93,15 @@ def locate(doc: Any, text: str, page_start: int) -> list[PageBoxes]:
         if number > len(doc):
             raise TextNotFound(number, f"the cited page {number} is not in the file (it has {len(doc)})")
         page = doc[number - 1]
+        recognised = (ocr_lines or {}).get(str(number))
+        if recognised:
+            width, height = page.get_size()
+            page.close()
+            boxes = recognised_boxes(key, recognised, width, height)
+            if not boxes:
+                raise TextNotFound(number)
+            out.append(PageBoxes(number, width, height, boxes))
+            continue
         textpage = page.get_textpage()
         try:
             chars, owners = page_key(textpage)
@@ -106,6 +117,17 @@ def locate(doc: Any, text: str, page_start: int) -> list[PageBoxes]:
         finally:
             textpage.close()
             page.close()
+    return out
+
+
+def recognised_boxes(key: str, lines: list[list[Any]], width: float, height: float) -> list[Box]:
+    """The boxes, in PDF points (y up), of the OCR lines whose letters the folded passage
+    ``key`` holds; a line's box is kept as fractions of the page, y down (ragbag.text.ocr)."""
+    out: list[Box] = []
+    for text, x0, y0, x1, y1 in lines:
+        line = fold(str(text))
+        if len(line) >= 2 and line in key:
+            out.append((x0 * width, (1 - y1) * height, x1 * width, (1 - y0) * height))
     return out
 
 
