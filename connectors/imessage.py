@@ -17,6 +17,11 @@ participants, else the chat identifier), ``chat_guid``, ``chat_identifier``, ``d
 ``date`` (UTC day of the first message, ``YYYY-MM-DD``), ``messages`` (lines in the window);
 each chunk overrides ``sender``/``is_from_me`` with its own messages' (as the wechat connector).
 
+Attachments (``attachment`` rows) are named in their message's line (``[attachment x.pdf]``);
+each one a reader handles is a document of its own linked to the window (native id ``<window's
+id>/attachment/<ROWID>``): :mod:`connectors._chat_attachments` says which, where the files are
+found and how files not downloaded from iCloud are reported (once per window).
+
 Traps handled:
 - ``message.date`` is nanoseconds since 2001-01-01 UTC (seconds in databases from before macOS
   10.13; told apart by magnitude);
@@ -44,14 +49,18 @@ Incremental: every refresh scans only the message metadata (ROWID, guid, date, e
 dates, column lengths: no text fetched, no blob decoded) and cuts every chat into its windows;
 the cursor keeps one 16-hex fingerprint per window (its chat's name and members and its
 messages' ids, dates and sizes; a cursor of another ``VERSION`` is ignored). A window whose
-fingerprint is known yields ``Seen``; only new or changed windows are read, and a damaged file
-keeps no cursor. This rather than a max-ROWID cursor, because it also sees messages that
-arrive with old dates (iCloud backfill), deleted messages and chats, edits and
-unsends (``date_edited``/``date_retracted`` on macOS 13+) and group renames; a new message just
-re-reads the chat's last window. Left out: attachments (only their text placeholder existed),
-contact names (in the AddressBook database, not chat.db: speakers are phone numbers/e-mails),
-edit history (``message_summary_info``; a window shows the current text), stickers and app
-balloons' payloads, messages without a date.
+fingerprint is known yields ``Seen``, and so do its attachments' documents (their ROWIDs and
+the window's attachment reports, repeated, are in the cursor); only new or changed windows are
+read, and a damaged file keeps no cursor. The fingerprint holds the window's attachment rows and,
+when read, their files' size and time (a file downloaded later re-reads its window); a cursor
+made with other ``attachments``/``ocr``/limit options (:mod:`connectors._inside`) is ignored.
+This rather than a max-ROWID cursor, because it also sees messages that arrive with old dates
+(iCloud backfill), deleted messages and chats, edits and unsends (``date_edited``/
+``date_retracted`` on macOS 13+) and group renames; a new message just re-reads the chat's last
+window. Left out: videos, voice messages and other formats no reader handles (reported), contact
+names (in the AddressBook database, not chat.db: speakers are phone numbers/e-mails), edit
+history (``message_summary_info``; a window shows the current text), stickers and app balloons'
+payloads, messages without a date.
 """
 
 from __future__ import annotations
@@ -61,9 +70,11 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 
+from ragbag.connectors._chat_attachments import Attachment, Kept, Sent, attachment_spans, scan
+from ragbag.connectors._inside import Inside, inside
 from ragbag.connectors._isolate import each_record
 from ragbag.connectors._sqlite import read_databases
 from ragbag.connectors._typedstream import attributed_text
@@ -80,7 +91,7 @@ MAX_WINDOW_MESSAGES = 100
 MAX_WINDOW_BYTES = 16_000
 TAPBACKS = (2000, 3007)
 ME = "Me"
-VERSION = 1  # of the windows' cutting and rendering: another version's cursor reads everything
+VERSION = 2  # of the windows' cutting and rendering: another version's cursor reads everything
 APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=UTC)
 _NS_THRESHOLD = 10**12  # seconds since 2001 stay far below this until the year 33000
 _PLACEHOLDER = "\ufffc"  # attachment stand-in inside message text
@@ -107,7 +118,7 @@ def read(
         what="Messages database",
         names=(FILE_NAME,),
         discover=discover,
-        read_db=_read_db,
+        read_db=partial(_read_db, reads=inside(source, options)),
         denied_hint="on macOS, give the app running ragbag Full Disk Access in System Settings",
         follow_outside=follows_outside(options),
     )
@@ -115,7 +126,10 @@ def read(
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
     """Whole messages packed up to the budget (only a message longer than the budget is cut);
-    each chunk's metadata names its own ``sender`` list and ``is_from_me``."""
+    each chunk's metadata names its own ``sender`` list and ``is_from_me``. An attachment's
+    document is chunked as the same file in a folder."""
+    if doc.metadata.get("attachment"):
+        return attachment_spans(doc, count, max_tokens)
     text = doc.text
     heads = [(m.start(), m.group(1)) for m in _LINE.finditer(text)]
     bounds = [s for s, _ in heads] + [len(text)]
@@ -194,24 +208,32 @@ def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
 
 
 def _read_db(
-    conn: sqlite3.Connection, file: Path, source: str, previous: dict | None, state: dict[str, dict], key: str
+    conn: sqlite3.Connection,
+    file: Path,
+    source: str,
+    previous: dict | None,
+    state: dict[str, dict],
+    key: str,
+    reads: Inside,
 ) -> Iterator[Document | ReadError | Seen]:
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if not {"message", "chat", "chat_message_join", "handle"} <= tables:
         raise Unreadable("not a Messages chat.db (no message/chat/handle tables)")
     uri = str(file.absolute())
     chats = _chats(conn, "chat_handle_join" in tables)
-    known = set(previous["windows"]) if previous and previous.get("version") == VERSION else set()
+    found, lost = scan(conn, file, reads)  # the attachments of every message, by its ROWID
+    same = previous and previous.get("version") == VERSION and previous.get("inside") == reads.signature
+    old = previous if previous and same else {}  # another version or other settings: read everything
+    known, kept = set(old.get("windows", ())), Kept(old.get("attachments"), uri)
     fingerprints: list[str] = []
     todo: list[_Window] = []
     max_rowid = 0
-    lost: list[ReadError] = []
-    for window in _windows(conn, chats, uri, lost):
+    for window in _windows(conn, chats, uri, lost, found):
         fp = window.fingerprint()
         fingerprints.append(fp)
         max_rowid = max(max_rowid, *(r[0] for r in window.rows))
         if fp in known:
-            yield Seen(window.native_id)
+            yield from kept.seen(window.native_id, fp)  # and its attachments' documents
         else:
             todo.append(window)
     damaged = bool(lost)
@@ -227,15 +249,19 @@ def _read_db(
         damaged = damaged or bool(lost)
         yield from lost
         for w in batch:
-            # The isolation boundary: whatever one window holds fails that window alone.
-            items = each_record(f"{uri}#{w.native_id}", _window_items, w, bodies, handles, uri, source)
+            # The isolation boundary: whatever one window holds fails that window alone (and each
+            # attachment, read after it, itself alone).
+            sent: list[Sent] = []
+            items = each_record(f"{uri}#{w.native_id}", _window_items, w, bodies, handles, uri, source, found, sent)
             if isinstance(items, ReadError):
                 yield items
             else:
                 yield from items
+                yield from kept.read(w.fingerprint(), items, sent, reads)
         batch = []
     if not damaged:  # a damaged file is read in full again next time
-        state[key] = {"version": VERSION, "max_rowid": max_rowid, "windows": sorted(fingerprints)}
+        state[key] = {"version": VERSION, "inside": reads.signature, "max_rowid": max_rowid}
+        state[key].update(windows=sorted(fingerprints), attachments=kept.new)
 
 
 def _bodies(conn: sqlite3.Connection, rowids: list[int], uri: str) -> tuple[dict[int, tuple], list[ReadError]]:
@@ -279,10 +305,18 @@ def _chats(conn: sqlite3.Connection, has_members: bool) -> dict[int, _Chat]:
     return chats
 
 
-def _windows(conn: sqlite3.Connection, chats: dict[int, _Chat], uri: str, errors: list[ReadError]) -> Iterator[_Window]:
-    """Every chat cut into windows, from message metadata only (no text, no blob content)."""
+def _windows(
+    conn: sqlite3.Connection,
+    chats: dict[int, _Chat],
+    uri: str,
+    errors: list[ReadError],
+    found: dict[int, list[Attachment]],
+) -> Iterator[_Window]:
+    """Every chat cut into windows, from message metadata only (no text, no blob content); a
+    message's attachments (``found``) are part of its window's fingerprint."""
     cols = _columns(conn, "message")
-    where = ["m.date > 0", "(m.text IS NOT NULL OR m.attributedBody IS NOT NULL)"]
+    sent = " OR m.ROWID IN (SELECT message_id FROM message_attachment_join)" if found else ""
+    where = ["m.date > 0", f"(m.text IS NOT NULL OR m.attributedBody IS NOT NULL{sent})"]
     if "associated_message_type" in cols:
         where.append(f"COALESCE(m.associated_message_type, 0) NOT BETWEEN {TAPBACKS[0]} AND {TAPBACKS[1]}")
     if "item_type" in cols:
@@ -320,7 +354,8 @@ def _windows(conn: sqlite3.Connection, chats: dict[int, _Chat], uri: str, errors
             ):
                 yield _Window(chat, current)
                 current, size = [], 0
-            current.append((rowid, guid, date, length, f"{rowid}:{date}:{edited}:{retracted}:{length}"))
+            attached = "|".join(a.fingerprint for a in found.get(rowid, ()))
+            current.append((rowid, guid, date, length, f"{rowid}:{date}:{edited}:{retracted}:{length}:{attached}"))
             size, last = size + length, when
         if current:
             yield _Window(chat, current)
@@ -331,8 +366,16 @@ def _window_items(*args) -> list[Document | ReadError]:
 
 
 def _window_document(
-    window: _Window, bodies: dict[int, tuple], handles: dict[int, str], uri: str, source: str
+    window: _Window,
+    bodies: dict[int, tuple],
+    handles: dict[int, str],
+    uri: str,
+    source: str,
+    found: dict[int, list[Attachment]],
+    sent: list[Sent],
 ) -> Iterator[Document | ReadError]:
+    """The window's document (``sent`` gains its messages' attachments), and why a message is
+    not in it."""
     chat = window.chat
     lines, speakers, times = [], [], []
     mine = False
@@ -346,9 +389,12 @@ def _window_document(
             yield ReadError(body.uri, f"{body.error} (chat {chat.label})")
             continue
         when = apple_time(date)
+        shown = [a for a in found.get(rowid, ()) if not a.hidden]
+        body = " ".join(filter(None, [body, *(f"[attachment {a.name}]" for a in shown)]))
         if not body or when is None:
             continue
         speaker = ME if from_me else (handles.get(handle_id) or chat.identifier or "unknown")
+        sent += [Sent(a, rowid, speaker, when, bool(from_me)) for a in shown]
         mine = mine or bool(from_me)
         if speaker not in speakers:
             speakers.append(speaker)
