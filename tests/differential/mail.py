@@ -86,7 +86,8 @@ def compare(path: Path) -> Outcome:
     found = 0
     for a in attached:
         r = parents.get(a.metadata["parent_doc_id"])
-        if r is not None and a.metadata.get("filename") in r["attachments"]:
+        named, unnamed = r["attachments"] if r is not None else (set(), set())
+        if a.metadata.get("filename") in named or a.metadata.get("mime") in unnamed:
             found += 1
         else:
             out.disagreements.append(f"attachments: {a.metadata.get('filename')!r} is not attached to its message")
@@ -138,9 +139,10 @@ def _facts(msg: EmailMessage) -> dict:
     }
 
 
-def _attachment_names(msg: EmailMessage) -> set[str]:
-    """The file names of the message's parts that declare one, at any depth."""
-    names = set()
+def _attachment_names(msg: EmailMessage) -> tuple[set[str], set[str]]:
+    """(the file names of the message's parts that declare one, the types of those that do not
+    but are attachments all the same: an attached message, an ``attachment`` disposition)."""
+    names, types = set(), set()
     for part in msg.walk():
         try:
             name = part.get_filename()
@@ -148,7 +150,9 @@ def _attachment_names(msg: EmailMessage) -> set[str]:
             name = None
         if name:
             names.add(" ".join(str(name).split()))
-    return names
+        elif part.get_content_type() == "message/rfc822" or part.get_content_disposition() == "attachment":
+            types.add(part.get_content_type())
+    return names, types
 
 
 def _addresses(msg, name: str) -> list[str]:

@@ -23,7 +23,7 @@ from types import ModuleType
 from tests.differential.common import Outcome, SourceFailure, rel
 
 HERE = Path(__file__).resolve().parent
-ASPECTS = ("count", "times", "people", "text")
+ASPECTS = ("count", "times", "people", "text", "attachments")
 
 
 @dataclass
