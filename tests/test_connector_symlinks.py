@@ -323,7 +323,7 @@ def test_code_never_opens_a_gitignore_that_is_a_fifo_or_leaves_the_repo(tmp_path
 def test_hidden_and_unwanted_links_are_not_reported(tmp_path):
     root = write(tmp_path / "notes", {"a.md": f"# A\n\n{INSIDE}\n"})
     _link(root / ".secret.md", "/etc/passwd")  # hidden: not part of the source
-    _link(root / "picture.png", "/etc/passwd")  # a type the files connector does not read
+    _link(root / "clip.mp4", "/etc/passwd")  # a type the files connector does not read
     docs, errors = split(read_within(files, root, {}))
     assert [d.native_id for d in docs] == ["a.md"] and errors == {}
 

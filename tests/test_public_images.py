@@ -417,17 +417,13 @@ def test_a_cache_entry_of_this_format_with_a_damaged_line_is_recognised_again(tm
     entry.write_text(json.dumps({"v": CACHE_FORMAT, "width": 1, "height": 1, "lines": [["x", 1]]}))
     cache = Cache(tmp_path)
     assert cache.lines(key, image).text == real.text and len(calls) == 1
-    # A limit of the count: the lookup is counted a hit before the entry is parsed, so this one
-    # is counted both a hit and a miss. When it counts a miss only, make this (0, 1).
-    assert (cache.hits, cache.misses) == (1, 1)
+    assert (cache.hits, cache.misses) == (0, 1)  # a damaged entry is a miss, not a hit
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason="Cache.lines calls .get on JSON that is not an object")
 @pytest.mark.parametrize("content", ["[]", "null", '"x"'])
 def test_a_cache_entry_that_is_not_a_json_object_is_recognised_again(tmp_path, monkeypatch, recognised, content):
-    """A bug today: valid JSON that is not an object raises AttributeError out of Cache.lines
-    (the files connector's boundary turns it into a ReadError for the picture, on every build
-    until the entry is removed). When fixed, this passes: remove the xfail."""
+    """Valid JSON that is not an object (it raised AttributeError, which the files connector's
+    boundary turned into a ReadError for the picture on every build) is recognised again."""
     real = recognised(HELLO)
     data = (IMAGES / HELLO).read_bytes()
     key = content_key(data)

@@ -59,6 +59,16 @@ def failures(rel: str, exp: dict) -> list[str]:
     """What differs between the expectation for ``rel`` and a read of it (empty: all good)."""
     docs, errors = read(exp["connector"], ROOT / rel)
     out = []
+    # A mail's attachments are documents (and reports) of their own: held to their own count,
+    # none where the expectation names none, so the message counts below stay the messages'.
+    kids = [d for d in docs if "parent_doc_id" in d.metadata]
+    kid_errors = [e for e in errors if "attachment=" in e.uri]
+    docs = [d for d in docs if "parent_doc_id" not in d.metadata]
+    errors = [e for e in errors if "attachment=" not in e.uri]
+    want = exp.get("attachments", {"documents": 0, "errors": 0})
+    got = {"documents": sorted(d.metadata["filename"] for d in kids), "errors": len(kid_errors)}
+    if got != {"documents": sorted(want.get("files", [])), "errors": want["errors"]} or len(kids) != want["documents"]:
+        out.append(f"attachments: expected {want}, got {got}: " + "; ".join(e.error for e in kid_errors))
     if not _in(len(docs), exp["documents"]):
         out.append(f"documents: expected {exp['documents']}, got {len(docs)}")
     if not _in(len(errors), exp["errors"]):

@@ -87,10 +87,11 @@ class Cache:
         if path is not None and path.exists():
             try:
                 d = json.loads(path.read_text(encoding="utf-8"))
-                if d.get("v") == CACHE_FORMAT:
+                if isinstance(d, dict) and d.get("v") == CACHE_FORMAT:
+                    held = Lines.from_json(d)
                     self.hits += 1
-                    return Lines.from_json(d)
-            except (OSError, ValueError, KeyError, TypeError):
+                    return held
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 pass  # a damaged entry is recognised again and rewritten
         self.misses += 1
         found = recognise(image)
