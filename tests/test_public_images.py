@@ -277,19 +277,40 @@ def test_limit_an_upside_down_crop_yields_nothing(recognised):
         document_text(data, Path(TEXT_CLS).name, "jpg", {}, recognised.cache)
 
 
-@pytest.mark.parametrize("rel", UNLV)
-def test_limit_a_page_s_columns_are_read_interleaved(rel, recognised):
-    """A limit: lines are read top to bottom across the whole page, so the columns of a magazine
-    page interleave line by line: of the ground truth's consecutive lines that OCR reads exactly,
-    none are consecutive in the OCR text (measured). A reader that keeps columns together fails
-    this; the single-column pages keep their order."""
+@pytest.mark.parametrize(("rel", "share"), [(UNLV[0], 0.95), (UNLV[1], 0.8)])
+def test_a_page_s_columns_are_read_column_by_column(rel, share, recognised):
+    """The magazine pages' columns are read one after the other, not interleaved line by line:
+    of the ground truth's consecutive lines that OCR reads exactly, this share (measured: 102 of
+    103 and 77 of 88; a caption set between 8087's columns and its picture's edges cost the rest)
+    are consecutive in the OCR text; before the XY-cut none were. Single-column pages keep their
+    order."""
     truth = [line.strip() for line in truth_of(rel).splitlines() if line.strip()]
     at = {line.text: i for i, line in enumerate(recognised(rel).lines)}
     pairs = [(a, b) for a, b in zip(truth, truth[1:], strict=False) if a in at and b in at]
     assert len(pairs) > 50
-    assert sum(at[b] == at[a] + 1 for a, b in pairs) / len(pairs) < 0.2
+    assert sum(at[b] == at[a] + 1 for a, b in pairs) / len(pairs) >= share
     single = [line.strip() for line in truth_of(PHOTOTEST).splitlines() if line.strip()]
     assert [line.text for line in recognised(PHOTOTEST).lines] == single
+
+
+def test_a_form_keeps_its_rows(tmp_path):
+    """Generated (the public scans hold no form): a label and its value, far apart on one row,
+    stay neighbours; the column cut is for running text only."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    try:
+        font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 30)
+    except OSError:
+        font = ImageFont.load_default(size=30)
+    rows = [("Rechnungsnummer:", "RE-2024-0815"), ("Kundennummer:", "K-77812"), ("Gesamtbetrag:", "412,50 EUR")]
+    rows += [("Rechnungsdatum:", "12.03.2024"), ("MwSt 19%:", "65,86 EUR"), ("Betrag netto:", "346,64 EUR")]
+    img = Image.new("RGB", (1654, 800), "white")
+    draw = ImageDraw.Draw(img)
+    for i, (label, value) in enumerate(rows):
+        draw.text((150, 150 + i * 70), label, font=font, fill="black")
+        draw.text((1000, 150 + i * 70), value, font=font, fill="black")
+    got = [line.text for line in ocr.recognise(img).lines]
+    assert got == [cell for row in rows for cell in row]
 
 
 @pytest.mark.parametrize("rel", PDFS)
