@@ -29,6 +29,7 @@ from typing import Any
 from ragbag.text.unreadable import Unreadable
 
 MIN_SCORE = 0.5  # a line the recogniser is less sure of is more often noise (texture, a logo) than text
+UNSURE = 0.9  # a page's mean line confidence below this is read again turned over
 MAX_PIXELS = 64_000_000  # decoded, an image this large is ~200 MB: larger ones are refused, not read
 MAX_SIDE = 2000  # the detector's input is scaled to this longest side (RapidOCR's own default)
 CACHE_FORMAT = 1  # of the cached results; raise it when the models or the line format change
@@ -171,13 +172,17 @@ def open_image(data: bytes) -> Any:
 def recognise(image: Any) -> Lines:
     """The text lines of a PIL image in reading order (RapidOCR's: top to bottom, left to right);
     lines under :data:`MIN_SCORE` left out. A page scanned sideways (its lines found standing
-    up) is read again turned a quarter either way, and the reading that recognises more is kept:
-    the line classifier only turns single lines upside down, never a page by 90°."""
-    lines = _recognise(image)
-    if not _sideways(lines):
-        return lines
-    best = lines
-    for turn in (90, 270):
+    up) is read again turned a quarter either way, a page read with little confidence (upside
+    down, say) turned over, and the reading that recognises more is kept: the line classifier
+    only turns single lines, never a page."""
+    best = _recognise(image)
+    if _sideways(best):
+        turns: tuple[int, ...] = (90, 270)
+    elif best.lines and sum(ln.score for ln in best.lines) / len(best.lines) < UNSURE:
+        turns = (180,)  # upside down: each line is turned right, but the page reads last line first
+    else:
+        return best
+    for turn in turns:
         turned = _recognise(image.rotate(turn, expand=True))
         if _weight(turned) > _weight(best):
             best = turned
