@@ -46,7 +46,7 @@ from ragbag.connectors._isolate import each_record
 from ragbag.core.records import Document, ReadError, Seen, Span
 from ragbag.text.chunking import TokenCounter, paged_spans, prose_spans
 from ragbag.text.documents import FORMATS, PAGED, UNSUPPORTED, document_text, extension_for
-from ragbag.text.unreadable import Unreadable, human_size, one_line
+from ragbag.text.unreadable import Unreadable, one_line
 
 MESSAGES = "Library/Messages/"  # the Messages folder, relative to the home
 _HIDDEN_SUFFIXES = (".pluginpayloadattachment",)  # a link preview's payload: the link is in the text
@@ -191,11 +191,9 @@ def attachment_documents(window: Document, sent: list[Sent], inside: Inside) -> 
             else:
                 missing.append(a.name)
             continue
-        if counted.get(s.message, 0) >= inside.max_attachments:
-            unread.append(f"{a.name} (the message has more than {inside.max_attachments}: max_attachments)")
-            continue
-        if a.size > inside.max_bytes:
-            unread.append(f"{a.name} ({human_size(a.size)}, over {human_size(inside.max_bytes)}: max_attachment_mb)")
+        why = inside.refused(counted.get(s.message, 0), a.size)
+        if why:
+            unread.append(f"{a.name} ({why})")
             continue
         counted[s.message] = counted.get(s.message, 0) + 1
         uri = f"{window.uri}/attachment/{a.rowid}"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragbag.text.ocr import Cache, cache_folder
+from ragbag.text.unreadable import human_size
 
 ATTACHMENTS = "attachments"
 OCR = "ocr"
@@ -35,6 +36,15 @@ class Inside:
     @property
     def signature(self) -> list[Any]:
         return [self.attachments, self.ocr is not None, self.max_attachments, self.max_bytes]
+
+    def refused(self, already: int, size: int) -> str | None:
+        """Why an attachment of ``size`` bytes, after ``already`` read from its message, is not
+        read under this source's limits (the words every connector reports); None: it is read."""
+        if already >= self.max_attachments:
+            return f"the message has more than {self.max_attachments}: max_attachments"
+        if size > self.max_bytes:
+            return f"{human_size(size)}, over {human_size(self.max_bytes)}: max_attachment_mb"
+        return None
 
 
 def inside(source: str, options: dict | None) -> Inside:

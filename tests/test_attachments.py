@@ -147,7 +147,7 @@ def test_limits_and_switches_are_per_source_and_reported(tmp_path):
     box = write_mbox(tmp_path / "mail" / "inbox.mbox", [bescheid()])
     docs, _, errors, _ = split_read(mail.read(box.parent, "m", options={"max_attachments": 1}))
     assert sorted(docs) == ["bescheid@fa", "bescheid@fa/attachment/1"]
-    assert sum("more than 1 (max_attachments)" in e.error for e in errors) == 3
+    assert sum("more than 1: max_attachments" in e.error for e in errors) == 3
     docs, _, errors, _ = split_read(mail.read(box.parent, "m", options={"max_attachment_mb": 0}))
     assert sorted(docs) == ["bescheid@fa"] and all("max_attachment_mb" in e.error for e in errors)
     docs, _, errors, _ = split_read(mail.read(box.parent, "m", options={"attachments": False}))

@@ -26,7 +26,7 @@ from ragbag.connectors._inside import Inside
 from ragbag.connectors._isolate import each_record
 from ragbag.core.records import Document, ReadError
 from ragbag.text.documents import document_text, extension_for
-from ragbag.text.unreadable import Unreadable, human_size
+from ragbag.text.unreadable import Unreadable
 
 _CALENDAR = {"ics", "ical", "icalendar", "vcs"}
 _SIGNATURE_TYPES = {"application/pgp-signature", "application/pkcs7-signature", "application/x-pkcs7-signature"}
@@ -49,24 +49,9 @@ def attachment_documents(
         if inlined.strip() or _is_signature(name, mime):
             continue
         uri = f"{mail.uri}{'&' if '#' in mail.uri else '#'}attachment={n}"
-        if read >= inside.max_attachments:
-            yield (
-                n,
-                ReadError(
-                    uri,
-                    f"attachment {name!r} not read: the mail has more than {inside.max_attachments} (max_attachments)",
-                ),
-            )
-            continue
-        if len(data) > inside.max_bytes:
-            yield (
-                n,
-                ReadError(
-                    uri,
-                    f"attachment {name!r} not read: {human_size(len(data))}, "
-                    f"over {human_size(inside.max_bytes)} (max_attachment_mb)",
-                ),
-            )
+        why = inside.refused(read, len(data))
+        if why:
+            yield n, ReadError(uri, f"attachment {name!r} not read: {why}")
             continue
         read += 1
         yield n, each_record(uri, _document, mail, n, name, mime, data, uri, inside)
