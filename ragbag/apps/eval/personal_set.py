@@ -16,9 +16,9 @@ with a landlady, a mother and a brother writing in German, a friend in Lyon (Fre
 Valencia (Spanish), friends and a language partner in China (WeChat, Chinese mail), a
 colleague writing in English, and a few Japanese and Korean messages:
 
-- ``data/mail``: a Gmail Takeout ``.mbox`` and a work Maildir++ (120 messages: multipart/alternative,
+- ``data/mail``: a Gmail Takeout ``.mbox`` and a work Maildir++ (140 messages: multipart/alternative,
   HTML-only newsletters and confirmations, quoted replies in four languages, RFC 2047 subjects,
-  utf-8 / iso-8859-1 / gb2312 bodies, attachments);
+  utf-8 / iso-8859-1 / gb2312 bodies, attachments: PDFs, office files, scans, screenshots, photos);
 - ``data/browser``: a Chrome profile and a Firefox profile (300 pages: tracking numbers, order ids,
   GitHub issues, error-code searches, work tickets);
 - ``data/calendar``: three calendars (personal, work, public holidays; 43 events), timed and
@@ -30,8 +30,10 @@ colleague writing in English, and a few Japanese and Korean messages:
   ``data/claude/conversations.json`` (10, with an attachment and tool use);
 - ``data/code``: a small Python + TypeScript repository whose ``.gitignore`` hides an export, a
   ``.env`` and ``node_modules``;
-- ``data/notes``: 28 files: markdown, two saved HTML pages, a cp1252 text file and three PDFs (a
-  lease, two invoices; standard Type1 fonts, WinAnsi text, so the text extracts).
+- ``data/notes``: 53 files: markdown, two saved HTML pages, a cp1252 text file, three PDFs (a
+  lease, two invoices; standard Type1 fonts, WinAnsi text, so the text extracts), and scans,
+  screenshots and EXIF photos (:mod:`ragbag.apps.eval.personal_inside`, which also writes the mails
+  with attachments).
 
 ``home.json`` names the nine sources; ``queries.jsonl`` holds the judged queries, each
 ``{"_id", "text", "kind", "relevant": [{"source", "contains"}], ...}``: a document is relevant
@@ -39,7 +41,8 @@ when it belongs to that source and its text contains the string. Kinds: ``identi
 ``paraphrase``, ``crosslingual`` (with ``lang``, e.g. ``en>de``), ``cjk``, ``person``,
 ``filtered`` (``where`` / ``after`` / ``before`` / ``connectors``; ``distractors`` names the
 records the filter must keep out), ``negative`` (``relevant`` empty; ``absent`` lists strings
-that occur in no document). About 210 queries, at least 20 of each kind.
+that occur in no document), and, about what lies inside records, ``attachment``, ``scanned``,
+``screenshot`` and ``photo``. About 300 queries, at least 20 of each kind.
 
 Usage: ``python -m ragbag.apps.eval.personal_set OUT`` (or ``generate(Path(OUT))``).
 
@@ -83,7 +86,10 @@ SOURCES = [
     ("code", "code"),
     ("notes", "files"),
 ]
-KINDS = ("identifier", "paraphrase", "crosslingual", "cjk", "person", "filtered", "negative")
+KINDS = (
+    *("identifier", "paraphrase", "crosslingual", "cjk", "person", "filtered", "negative"),
+    *("attachment", "scanned", "screenshot", "photo"),  # inside records: ragbag.apps.eval.personal_inside
+)
 DEFAULT_MTIME = datetime(2026, 2, 1, 12, 0, tzinfo=UTC)
 
 
@@ -1025,10 +1031,10 @@ SOPHIE = ("Sophie Kwiatkowski", "sophie.kwiatkowski@icloud.com")
 # ============================================================================ mail content
 
 
-def _mails(s: _Set) -> None:
+def _mails(s: _Set, more_home: list[Mail], more_work: list[Mail]) -> None:
     q = s.q
-    home: list[Mail] = []
-    work: list[Mail] = []
+    home: list[Mail] = list(more_home)  # the mails that carry attachments, scans, screenshots, photos
+    work: list[Mail] = list(more_work)
 
     # --- German: electricity, landlady, family, authorities -------------------------------
     vf = ("Vattenfall Kundenservice", "kundenservice@vattenfall-rechnung.de")
@@ -4995,9 +5001,14 @@ def _negatives(s: _Set) -> None:
 
 
 def _build() -> _Set:
+    from ragbag.apps.eval import personal_inside
+
     s = _Set()
-    for part in (_mails, _browser, _calendars, _imessage, _wechat, _chatgpt, _claude, _code, _notes, _negatives):
+    inside = personal_inside.made()
+    _mails(s, inside.home, inside.work)
+    for part in (_browser, _calendars, _imessage, _wechat, _chatgpt, _claude, _code, _notes, _negatives):
         part(s)
+    inside.add_to(s)  # its notes files and queries last: the older queries keep their ids
     return s
 
 
