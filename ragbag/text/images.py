@@ -24,6 +24,8 @@ from ragbag.text.ocr import Cache, Lines, content_key, open_image
 from ragbag.text.unreadable import Unreadable
 
 FORMATS = {"png", "jpg", "jpeg", "tif", "tiff", "webp", "bmp", "gif"}
+NEAR_KM = 6.0  # towns this close also name where a photo was taken (a city's own point is its centre)
+NEAR_COUNT = 6
 _EXIF_IFD, _GPS_IFD = 0x8769, 0x8825
 _DATE_TAGS = ((0x9003, 0x9011), (0x9004, 0x9012), (0x0132, 0x9010))  # (date, its offset): original, digitized, changed
 _DATE = re.compile(r"^\s*(\d{4})[:\-](\d{2})[:\-](\d{2})[ T](\d{2}):(\d{2}):(\d{2})")
@@ -34,7 +36,7 @@ def image_text(data: bytes, name: str, meta: dict[str, Any], cache: Cache | None
     """(title, text) of a picture: a line saying what it is (taken when, where, with what), then
     the text recognised in it (``cache`` None: not recognised, ``--no-ocr``). ``meta`` gains
     ``taken`` (ISO), ``camera``, ``lat``/``lon``, ``place``/``city``/``region``/``country``,
-    ``width``/``height`` and ``ocr_lines`` (each line's text and box, for visual citations).
+    ``country_name``/``near``, ``width``/``height`` and ``ocr_lines`` (each line's text and box, for visual citations).
     :class:`Unreadable` when it is not a picture, or holds neither text nor a date or place."""
     image = open_image(data)
     meta.update(width=image.width, height=image.height)
@@ -96,16 +98,62 @@ def photo_facts(data: bytes) -> dict[str, Any]:
     return out
 
 
-def place_of(lat: float, lon: float) -> dict[str, str]:
-    """The nearest town of GeoNames' cities1000 to a position: ``city``, ``region``, ``country``
-    (ISO code) and ``place`` (the three joined); {} when the gazetteer cannot say."""
+def place_of(lat: float, lon: float) -> dict[str, Any]:
+    """Where a position is, from GeoNames' cities1000: the nearest town (``city``), its
+    ``region``, the ``country`` code and ``country_name``, the other towns within
+    :data:`NEAR_KM` (``near``: a photo taken in a city's district is also "from" the city, as
+    Hongkou is Shanghai's), and ``place``, all of it in words; {} when the gazetteer cannot say."""
     try:
-        found = _gazetteer().query([(lat, lon)])[0]
+        gazetteer = _gazetteer()
+        _, found = gazetteer.tree.query([(lat, lon)], k=NEAR_COUNT + 1)
+        towns = [gazetteer.locations[i] for i in found[0]]
     except Exception:  # noqa: BLE001 — no gazetteer: the position is still kept
         return {}
-    city, region, country = (str(found.get(k) or "").strip() for k in ("name", "admin1", "cc"))
-    place = ", ".join(dict.fromkeys(p for p in (city, region, country) if p))
-    return {"place": place, "city": city, "region": region, "country": country} if place else {}
+    first = towns[0]
+    city, region, country = (str(first.get(k) or "").strip() for k in ("name", "admin1", "cc"))
+    near = [
+        str(t.get("name") or "").strip()
+        for t in towns[1:]
+        if _km(lat, lon, float(t["lat"]), float(t["lon"])) <= NEAR_KM and str(t.get("name") or "").strip() != city
+    ]
+    country_name = _countries().get(country, "")
+    place = ", ".join(dict.fromkeys(p for p in (city, region, country_name or country) if p))
+    if near:
+        place += f" (near {', '.join(dict.fromkeys(near))})"
+    if not place:
+        return {}
+    return {
+        "place": place,
+        "city": city,
+        "region": region,
+        "country": country,
+        "country_name": country_name,
+        "near": near,
+    }
+
+
+def _km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    """Great-circle distance (haversine, a spherical Earth)."""
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
+    return 2 * 6371.0 * math.asin(math.sqrt(min(1.0, a)))
+
+
+@lru_cache(maxsize=1)
+def _countries() -> dict[str, str]:
+    """ISO 3166 code → English name, from the tz database's ``iso3166.tab`` (in the ``tzdata``
+    package pandas already installs, else the system's zoneinfo)."""
+    import importlib.resources
+
+    try:
+        text = (importlib.resources.files("tzdata") / "zoneinfo" / "iso3166.tab").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, OSError):
+        try:
+            text = open("/usr/share/zoneinfo/iso3166.tab", encoding="utf-8").read()
+        except OSError:
+            return {}
+    rows = (line.split("\t") for line in text.splitlines() if line and not line.startswith("#"))
+    return {row[0]: row[1].strip() for row in rows if len(row) >= 2}
 
 
 @lru_cache(maxsize=1)
