@@ -24,6 +24,7 @@ from typing import Any
 
 from ragbag.connectors._inside import Inside
 from ragbag.connectors._isolate import each_record
+from ragbag.connectors.mail.body import Attachment
 from ragbag.core.records import Document, ReadError
 from ragbag.text.documents import document_text, extension_for
 from ragbag.text.unreadable import Unreadable
@@ -38,23 +39,23 @@ def attachment_id(mail_native_id: str, n: int) -> str:
 
 
 def attachment_documents(
-    mail: Document, attachments: list[tuple[str, str, str, bytes]], inside: Inside
+    mail: Document, attachments: list[Attachment], inside: Inside
 ) -> Iterator[tuple[int, Document | ReadError]]:
     """(n, document or the reason it is not one) for each attachment of ``mail`` that is read;
     each behind the isolation boundary, so a damaged PDF costs that attachment only."""
     if not inside.attachments:
         return
     read = 0
-    for n, (name, mime, inlined, data) in enumerate(attachments, 1):
-        if inlined.strip() or _is_signature(name, mime):
+    for n, a in enumerate(attachments, 1):
+        if a.inlined.strip() or _is_signature(a.name, a.mime):
             continue
         uri = f"{mail.uri}{'&' if '#' in mail.uri else '#'}attachment={n}"
-        why = inside.refused(read, len(data))
+        why = inside.refused(read, a.size)
         if why:
-            yield n, ReadError(uri, f"attachment {name!r} not read: {why}")
+            yield n, ReadError(uri, f"attachment {a.name!r} not read: {why}")
             continue
         read += 1
-        yield n, each_record(uri, _document, mail, n, name, mime, data, uri, inside)
+        yield n, each_record(uri, _document, mail, n, a, uri, inside)
 
 
 def _is_signature(name: str, mime: str) -> bool:
@@ -65,7 +66,8 @@ def _is_signature(name: str, mime: str) -> bool:
     )
 
 
-def _document(mail: Document, n: int, name: str, mime: str, data: bytes, uri: str, inside: Inside) -> Document:
+def _document(mail: Document, n: int, attachment: Attachment, uri: str, inside: Inside) -> Document:
+    name, mime, data = attachment.name, attachment.mime, attachment.data()
     if not data:
         raise Unreadable(f"attachment {name!r} has no bytes in the message (a partial download?)")
     ext = "ics" if mime.lower().startswith("text/calendar") else extension_for(name, mime)

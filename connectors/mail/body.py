@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import Any
 
@@ -19,7 +20,33 @@ MAX_ATTACHMENT_TEXT = 20_000
 _META_SCAN = 4096  # an HTML part's charset declaration sits in its head
 
 
-Attachment = tuple[str, str, str, bytes]  # name, MIME type, text when it is inlined in the mail, bytes
+@dataclass
+class Attachment:
+    """An attachment of a message: its name, MIME type, the text inlined in the mail's own text
+    (small text parts), and its part, decoded only when read (``data``): a mail's attachments
+    are read one at a time, so one decoded attachment is held at a time, not all of them."""
+
+    name: str
+    mime: str
+    inlined: str
+    part: Any = None
+    stored: bytes | None = None  # bytes kept elsewhere (Apple Mail's Attachments/ folder)
+
+    def data(self) -> bytes:
+        if self.stored is not None:
+            return self.stored
+        return _part_bytes(self.part) if self.part is not None else b""
+
+    @property
+    def size(self) -> int:
+        """The decoded size, estimated without decoding (base64 is 4 characters for 3 bytes)."""
+        if self.stored is not None:
+            return len(self.stored)
+        payload = self.part.get_payload() if self.part is not None else ""
+        if not isinstance(payload, str):
+            return 0
+        base64 = str(self.part.get("content-transfer-encoding", "")).strip().lower() == "base64"
+        return len(payload) * 3 // 4 if base64 else len(payload)
 
 
 def body_and_attachments(msg: EmailMessage, hints: list[str] | None = None) -> tuple[str, list[Attachment]]:
@@ -41,7 +68,7 @@ def body_and_attachments(msg: EmailMessage, hints: list[str] | None = None) -> t
             text = ""
             if ctype in ("text/plain", "text/markdown", "text/csv"):
                 text = _part_text(part, hints)[:MAX_ATTACHMENT_TEXT]
-            attachments.append((filename or _attached_subject(part) or "(unnamed)", ctype, text, _part_bytes(part)))
+            attachments.append(Attachment(filename or _attached_subject(part) or "(unnamed)", ctype, text, part))
         elif ctype == "text/plain" and plain is None:
             plain = part
         elif ctype == "text/html" and html is None:

@@ -157,9 +157,9 @@ def parse_message(
     body = trim_quotes(body, forward=is_forward(subject))
     if len(body) > MAX_BODY_CHARS:
         body = body[:MAX_BODY_CHARS]
-    names = [name for name, _, _, _ in attachments]
-    types = [ctype for _, ctype, _, _ in attachments]
-    extra = [f"[attachment {name}]\n{text.strip()}" for name, _, text, _ in attachments if text.strip()]
+    names = [a.name for a in attachments]
+    types = [a.mime for a in attachments]
+    extra = [f"[attachment {a.name}]\n{a.inlined.strip()}" for a in attachments if a.inlined.strip()]
 
     from_name, from_addr = sender[0] if sender else ("", "")
     if sender and not from_name and headers.get("x-from"):  # Exchange exports (Enron)

@@ -66,15 +66,14 @@ def _with_stored_part(file: Path, attachment: Attachment, max_bytes: int) -> Att
     """An attachment of a ``.partial.emlx`` with its bytes: Apple Mail keeps the message without
     its attachments and stores each one as a file of its own, at
     ``…/Data/…/Attachments/<message number>/<part number>/<file name>`` beside ``Messages/``."""
-    name, mime, inlined, data = attachment
-    if data or not name:
+    if attachment.size or not attachment.name:
         return attachment
     number = file.name.split(".", 1)[0]
     folder = file.parent.parent / "Attachments" / number
     try:
-        stored = sorted(p for p in folder.glob(f"*/{glob_escape(name)}") if p.is_file())
+        stored = sorted(p for p in folder.glob(f"*/{glob_escape(attachment.name)}") if p.is_file())
         if stored and stored[0].stat().st_size <= max_bytes:
-            return name, mime, inlined, stored[0].read_bytes()
+            attachment.stored = stored[0].read_bytes()
     except OSError:
         pass
     return attachment
