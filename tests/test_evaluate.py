@@ -129,6 +129,12 @@ def test_eval_cli_scores_a_home_set_per_query_kind(home, tmp_path):
     assert result["sources"] == 2 and result["queries"] == 4
     assert kinds["identifier"]["hit@10"] == kinds["paraphrase"]["hit@10"] == kinds["filtered"]["hit@10"] == 1.0
     assert kinds["identifier"]["MRR@10"] == 1.0 and kinds["negative"]["quiet"] == 1.0
+    from ragbag.apps.eval.homes import half_of
+
+    halves = result["modes"]["hybrid"]["halves"]  # each query scored again in its half, tune or test
+    for q in queries:
+        assert halves[half_of(q["_id"])][q["kind"]]["queries"] >= 1
+    assert sum(k["queries"] for h in halves.values() for k in h.values()) == 4
     bad = cli("eval", str(tmp_path / "nope"), check=False)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 

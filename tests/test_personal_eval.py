@@ -197,3 +197,17 @@ def test_negatives_resolve_to_nothing(generated):
     assert not any("instant dry yeast" in t for t in texts)
     sent = [d for d in docs["mail"] if "tropfende Ventil" in d.text]
     assert len(sent) == 1 and "Thermenschrank" not in sent[0].text
+
+
+def test_the_set_splits_into_fixed_tune_and_test_halves(generated):
+    """Held-out discipline (issue 33): a query's half is a function of its id alone, and every
+    kind has questions in both halves, so each kind can be judged on questions it was not tuned on."""
+    from collections import Counter
+
+    from ragbag.apps.eval.homes import HALVES, half_of
+
+    _, _, _, queries = generated
+    assert half_of("id-001") == half_of("id-001") and {half_of(f"id-{i:03d}") for i in range(40)} == set(HALVES)
+    count = Counter((q["kind"], half_of(q["_id"])) for q in queries)
+    for kind in {q["kind"] for q in queries}:
+        assert count[(kind, "tune")] >= 5 and count[(kind, "test")] >= 5, kind

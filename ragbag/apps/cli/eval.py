@@ -62,6 +62,7 @@ def eval_cmd(
                 "kind",
                 "queries",
                 "hit@10",
+                "tune / test",
                 "MRR@10",
                 "nDCG@10",
                 "quiet",
@@ -69,10 +70,14 @@ def eval_cmd(
                 f"sources, {result['queries']} queries, {result['model']}, {r['ms_per_query']} ms/query",
             )
             for kind, row in r["kinds"].items():
+                halves = [r["halves"][h].get(kind, {}) for h in ("tune", "test")]
+                split = " / ".join(f"{h['hit@10']:.3f}" if "hit@10" in h else "-" for h in halves)
                 table.add_row(
                     kind,
                     str(row["queries"]),
-                    *(f"{row[x]:.3f}" if x in row else "-" for x in ("hit@10", "MRR@10", "nDCG@10", "quiet")),
+                    f"{row['hit@10']:.3f}" if "hit@10" in row else "-",
+                    split,
+                    *(f"{row[x]:.3f}" if x in row else "-" for x in ("MRR@10", "nDCG@10", "quiet")),
                 )
             console().print(table)
         return

@@ -10,10 +10,16 @@ with its filters, as `ragbag search` runs it (no floor); queries with no relevan
 negatives, which pass ("quiet") when no hit reaches a floor (``--min-score``, default ``ask``'s
 relevance floor: search itself has none, see README "Search options").
 ``ragbag eval personal`` generates the project's own set (``ragbag.apps.eval.personal_set``).
+
+Held out: every set is scored whole and in two halves by a fixed rule on the query id
+(:func:`half_of`). Ranking is tuned on the "tune" half only and judged on the "test" half and
+on sets never tuned on (the public sets, and ``persona-b``, written apart from the first
+persona); a figure measured on what it was tuned on is not a result.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tempfile
 import time
@@ -31,6 +37,7 @@ from ragbag.index.published import home_model
 
 DEPTH = 10
 MEASURES = ("Success@10", "RR@10", "nDCG@10")
+HALVES = ("tune", "test")
 
 
 @dataclass
@@ -112,9 +119,6 @@ def run(
 ) -> dict[str, Any]:
     """Search every query as a person would (with its filters), score per kind; negatives are
     quiet when no hit reaches ``min_score``."""
-    import ir_measures
-    from ir_measures import parse_measure
-
     from ragbag.models import embedding
     from ragbag.search import query
 
@@ -153,10 +157,31 @@ def run(
         elif not any(d in rel[q["_id"]] for d in docs):
             misses.append({"_id": q["_id"], "kind": q["kind"], "text": q["text"]})
     ms = 1000 * (time.time() - started) / max(1, len(ds.queries))
+    kinds = _by_kind(ds.queries, rel, ranking, quiet)
+    halves = {h: _by_kind([q for q in ds.queries if half_of(q["_id"]) == h], rel, ranking, quiet) for h in HALVES}
+    return {"kinds": kinds, "halves": halves, "ms_per_query": round(ms, 1), "misses": misses, "scores": scores}
+
+
+def half_of(query_id: str) -> str:
+    """Which half of a set a query is in, by a fixed rule on its id alone (a hash's parity), so
+    the split never depends on results: ranking is tuned on "tune" and judged on "test"."""
+    return HALVES[int(hashlib.blake2b(query_id.encode("utf-8"), digest_size=4).hexdigest(), 16) % 2]
+
+
+def _by_kind(
+    queries: list[dict[str, Any]],
+    rel: dict[str, set[tuple[str, str]]],
+    ranking: dict[str, list[tuple[str, str]]],
+    quiet: dict[str, bool],
+) -> dict[str, Any]:
+    """hit@10, MRR@10, nDCG@10 per query kind (the share of quiet negatives for negatives)."""
+    import ir_measures
+    from ir_measures import parse_measure
+
     measures = [parse_measure(m) for m in MEASURES]
     kinds: dict[str, Any] = {}
-    for kind in sorted({q["kind"] for q in ds.queries}):
-        qs = [q for q in ds.queries if q["kind"] == kind]
+    for kind in sorted({q["kind"] for q in queries}):
+        qs = [q for q in queries if q["kind"] == kind]
         positives = [q for q in qs if rel[q["_id"]]]
         row: dict[str, Any] = {"queries": len(qs)}
         if positives:
@@ -173,7 +198,7 @@ def run(
         if negatives:
             row["quiet"] = round(sum(quiet[q["_id"]] for q in negatives) / len(negatives), 4)
         kinds[kind] = row
-    return {"kinds": kinds, "ms_per_query": round(ms, 1), "misses": misses, "scores": scores}
+    return kinds
 
 
 @contextmanager
