@@ -107,13 +107,48 @@ def pdf_text(data: bytes, meta: dict, budget: int | None = None) -> tuple[str, s
                 meta["cut_at_page"] = number
                 break
         info = reader.metadata
-        title = str(info.get("/Title") or "").strip() if info else ""
+        title = real_title(str(info.get("/Title") or "")) if info else ""
     except Unreadable:
         raise
     except Exception as exc:  # pypdf raises many kinds on damaged files
         raise Unreadable(f"unreadable PDF: {one_line(exc)}") from None
     meta["pages"] = len(pages)
-    return title, PAGE_BREAK.join(pages)
+    return title, PAGE_BREAK.join(rejoin_hyphens(page) for page in pages)
+
+
+# A line broken after a hyphen inside a word: "infor-" / "mation", "WTU-" / "448172-K".
+_HYPHEN_BREAK = re.compile(r"(\w)-[ \t]*\n[ \t]*(\w)")
+
+
+def rejoin_hyphens(text: str) -> str:
+    """A page's words broken across lines at a hyphen, made whole: a syllable break between
+    lower-case letters loses its hyphen ("infor-|mation" → "information", "Steuer-|nummer" →
+    "Steuernummer"); any other keeps it ("WTU-|448172-K" → "WTU-448172-K", "E-|Mail",
+    "Baden-|Württemberg"), so an identifier is one token again."""
+
+    def join(m: re.Match[str]) -> str:
+        left, right = m.group(1), m.group(2)
+        soft = left.isalpha() and left.islower() and right.isalpha() and right.islower()
+        return left + right if soft else f"{left}-{right}"
+
+    return _HYPHEN_BREAK.sub(join, text)
+
+
+# Titles that tools write into a PDF's metadata instead of one: a file name ("note_pdf.html",
+# "Microsoft Word - Brief.docx"), a placeholder ("Untitled", "Document1").
+_FILE_NAME = re.compile(r"\.(html?|docx?|odt|rtf|txt|pdf|xlsx?|pptx?|tmp|indd|ps|dvi|tex|md|pages)$", re.I)
+_PLACEHOLDER = re.compile(r"^(untitled|document\d*|title|no title|unbenannt|sans titre|microsoft word)$", re.I)
+
+
+def real_title(raw: str) -> str:
+    """A PDF's metadata title when it names the document, else "" (the caller uses the file's
+    name): "Microsoft Word - " and similar producer prefixes are dropped, and a file name or a
+    placeholder is no title."""
+    title = " ".join(raw.replace("\x00", " ").split())
+    title = re.sub(r"^(microsoft (word|powerpoint|excel)|untitled) - ", "", title, flags=re.I)
+    if not title or _FILE_NAME.search(title) or _PLACEHOLDER.match(title):
+        return ""
+    return title
 
 
 class _Spent(Exception):
