@@ -31,18 +31,18 @@ class Dataset:
     qrels: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def _personal_set(home: str | Path | None) -> Path:
-    from ragbag.apps.eval import personal_set as personal_eval
+def _personal_set(home: str | Path | None, which: str = "personal") -> Path:
+    """A generated set (``personal``: persona A, tuned on; ``persona-b``: persona B, held out):
+    next to an eval home, else in this RAGBAG_HOME's cache (regenerated each time, identically)."""
+    from ragbag.apps.eval import persona_b, personal_set
 
-    """The generated set: next to an eval home, else in this RAGBAG_HOME's cache (regenerated
-    each time, identically)."""
     if home:
-        out = Path(home).parent / f"{Path(home).name}-personal"
+        out = Path(home).parent / f"{Path(home).name}-{which}"
     else:
         cache = Home().ensure().root / "cache"
         cache.mkdir(mode=0o700, exist_ok=True)  # owner-only, like the rest of the home
-        out = cache / "personal-eval"
-    return personal_eval.generate(out)
+        out = cache / f"{which}-eval"
+    return (persona_b if which == "persona-b" else personal_set).generate(out)
 
 
 def load(path: str | Path) -> Dataset:
@@ -166,12 +166,13 @@ def evaluate(
     **search_kw,
 ) -> dict[str, Any]:
     """Build the dataset and score each mode; the result is what `ragbag eval --json` prints.
-    ``personal`` is the project's own home set, generated next to ``home`` (or in a temporary
-    folder); a folder with ``home.json`` is scored per query kind (``ragbag.apps.eval.homes``)."""
+    ``personal`` is the project's own home set and ``persona-b`` its held-out second persona
+    (``ragbag.apps.eval.persona_b``), generated next to ``home`` (or in a temporary folder); a
+    folder with ``home.json`` is scored per query kind (``ragbag.apps.eval.homes``)."""
     from ragbag.apps.eval import homes as eval_homes
 
-    if str(path) == "personal":
-        path = _personal_set(home)
+    if str(path) in ("personal", "persona-b"):
+        path = _personal_set(home, str(path))
     if eval_homes.is_home_set(Path(path)):
         return eval_homes.evaluate(Path(path), list(modes), home=home, model=model, **search_kw)
     search_kw.pop("min_score", None)  # the public sets are ranked to depth 100, unfloored
