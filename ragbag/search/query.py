@@ -103,6 +103,7 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
         return []
 
     masks = [_mask(s, r.where, r.after, r.before, r.as_of) for s in snaps]
+    _check_fields(r.where, snaps)
     pool = max(100, 10 * r.k)
     vec: list[Candidate] | None = None
     kw: list[Candidate] | None = None
@@ -130,6 +131,7 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
         ranked = fusion.fuse(vec, kw, r.fusion, share, r.rrf_k, model)
     else:
         ranked = (vec if r.mode == "vector" else kw) or []
+    ranked = [t for t in ranked if t[2] > 0]  # a first-stage score of 0 is no evidence: not a result
     if r.rerank > 0:
         from ragbag.search import rerank as second_stage
 
@@ -174,6 +176,23 @@ def sources_status(home: Home | str | None = None) -> dict[str, dict[str, Any] |
     """The published manifest of every registered source (None when never built)."""
     home = home if isinstance(home, Home) else Home(home)
     return {n: published.published_manifest(home, s) for n, s in home.sources().items()}
+
+
+def _check_fields(conditions: Sequence[filters.Condition], snaps: list[Snapshot]) -> None:
+    """A ``where`` field no record of the searched sources has is a typo far more often than a
+    wish for nothing: a one-line error naming the fields they do have, not an empty result.
+    (The mask has already built every record when there is a condition, so this is a lookup.)"""
+    asked = {c.field for c in conditions if c.field != "version"}
+    if not asked:
+        return
+    known: set[str] = set()
+    for s in snaps:
+        for rec in s.records:
+            known.update(rec)
+    unknown = sorted(asked - known)
+    if unknown:
+        shown = ", ".join(sorted(known - {"text", "metadata", "vector"}))
+        raise RagbagError(f"unknown where field {unknown[0]!r}: no indexed record has it; the fields here: {shown}")
 
 
 def _select(home: Home, sources: tuple[str, ...], connectors: tuple[str, ...]) -> list[Snapshot]:
