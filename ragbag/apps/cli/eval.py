@@ -16,7 +16,8 @@ def eval_cmd(
     dataset: str = typer.Argument(
         ...,
         help="A BEIR folder, a SQuAD-style .json file, a home set (a folder "
-        "with home.json) or `personal` (the project's own personal-data set).",
+        "with home.json), `personal` (the project's own personal-data set) or `persona-b` (a second "
+        "persona, held out: never tuned on).",
     ),
     mode: str = typer.Option("all", "--mode", help="keyword, vector, hybrid or all."),
     model: str | None = typer.Option(None, "--model", help="Embedding model (default: this home's)."),
