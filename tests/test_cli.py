@@ -69,8 +69,7 @@ def test_build_search_list_status_remove(home, tmp_path):
     assert hits == []
 
     reranked = cli_json("search", "how long is the bike ride along the coast", "-k", "2", "--rerank")
-    assert reranked[0]["title"] == "Cycling route" and all(h["score"] > 0 for h in reranked)
-    assert all(a["score"] >= b["score"] for a, b in zip(reranked, reranked[1:]))
+    assert reranked[0]["title"] == "Cycling route" and reranked[0]["score"] > reranked[1]["score"] >= 0
     human = cli("search", "pancake batter", "-k", "1").stdout
     assert "Pancakes" in human and "[c:" in human and "[my-docs]" in human
 
@@ -94,9 +93,8 @@ def test_build_search_list_status_remove(home, tmp_path):
 
     cli("remove", "my-docs")
     assert set(json.loads(cli("list", "--json").stdout)[0].values()) >= {"repo"}
-    hits = cli_json("search", "pancake batter", "-k", "3")  # only a 0 score could reach the removed notes
-    assert all(h["source"] == "repo" for h in hits)
-    assert cli_json("search", "celsius", "-k", "3")[0]["source"] == "repo"
+    hits = cli_json("search", "pancake batter", "-k", "3")
+    assert {h["source"] for h in hits} == {"repo"}
     assert not home.index_dir("files", "my-docs").exists()
 
 

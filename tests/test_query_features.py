@@ -164,15 +164,12 @@ def test_rerank_fuses_with_the_first_stage_score():
     np.testing.assert_allclose([t[2] for t in out[:3]], np.sort(want)[::-1], atol=1e-5)
 
 
-def test_an_unknown_where_field_is_an_error_naming_the_fields_and_no_hit_scores_zero(home_built):
+def test_an_unknown_where_field_is_an_error_naming_the_fields(home_built):
     """A typo in a filter gave "no results" and exit 0 (issue 34): now one line naming the fields
-    the home's records have. And a hit whose score is 0 (no evidence) is not a result."""
+    the home's records have."""
     from ragbag.core.errors import RagbagError
 
     with pytest.raises(RagbagError, match=r"unknown where field 'extension'.*\bext\b.*\bpath\b") as err:
         query.search("board meeting", home=home_built, where={"extension": "md"})
     assert "\n" not in str(err.value)
     assert len(query.search("board meeting", home=home_built, where={"ext": "md"}, k=5)) >= 1
-    for mode in ("hybrid", "vector", "keyword"):
-        hits = query.search("quantum chromodynamics lecture", home=home_built, k=10, mode=mode)
-        assert (hits["score"] > 0).all(), mode

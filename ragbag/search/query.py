@@ -131,7 +131,6 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
         ranked = fusion.fuse(vec, kw, r.fusion, share, r.rrf_k, model)
     else:
         ranked = (vec if r.mode == "vector" else kw) or []
-    ranked = [t for t in ranked if t[2] > 0]  # a first-stage score of 0 is no evidence: not a result
     if r.rerank > 0:
         from ragbag.search import rerank as second_stage
 
