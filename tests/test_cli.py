@@ -119,3 +119,18 @@ def test_a_source_that_reads_nothing_is_a_warning_not_a_quiet_success(home, tmp_
     assert rep["status"] == "success" and rep["documents"] == 0 and rep["errors"] == []
     assert len(rep["warnings"]) == 1 and "read 0 records and reported no errors" in rep["warnings"][0]
     assert "warning: mail read 0 records" in cli("build", "inbox").stdout
+
+
+def test_status_speaks_words_and_the_same_folder_twice_is_noted(home, tmp_path):
+    """Issue 34: `status` printed Python values (False, None) and nothing at all with no sources;
+    the same folder added under two names got no warning."""
+    assert cli("status").stdout.strip() == "no sources yet: `ragbag add CONNECTOR NAME PATH`"
+    folder = write(tmp_path / "notes", {"a.md": "# A\n\nText.\n"})
+    first = cli("add", "files", "notes", str(folder))
+    assert "already reads" not in first.stderr
+    again = cli("add", "files", "notes-again", str(folder) + "/")
+    assert "note: notes already reads" in again.stderr and "indexed twice" in again.stderr
+    assert cli("add", "code", "repo", str(folder)).stderr == ""  # another connector reads it otherwise
+    shown = cli("status", "notes").stdout
+    assert "built: no" in shown and "last_build: never" in shown and "path_exists: yes" in shown
+    assert "False" not in shown and "None" not in shown

@@ -18,7 +18,7 @@ from ragbag.apps.cli.console import console
 from ragbag.apps.cli.safe_text import line, markup
 from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
-from ragbag.core.home import Home
+from ragbag.core.home import Home, Source
 
 
 def add(
@@ -76,6 +76,26 @@ def add(
     _sync_partitions(home, add=[src])
     where = src.path or "default places: " + ", ".join(str(p) for p in found)
     console().print(f"added {src.connector} source [bold]{src.name}[/] → {markup(where)}")
+    for other in _same_place(home, src):
+        console(stderr=True).print(
+            f"[yellow]note: {markup(other.name)} already reads {markup(other.path)} with {markup(other.connector)}: "
+            f"its documents will be indexed twice (`ragbag remove {markup(src.name)}` to undo)[/]"
+        )
+
+
+def _same_place(home: Home, src: Source) -> list[Source]:
+    """Other sources of the same connector reading the same folder (or one inside the other)."""
+    if not src.path:
+        return []
+    mine = Path(src.path).resolve()
+    out = []
+    for other in home.sources().values():
+        if other.name == src.name or other.connector != src.connector or not other.path:
+            continue
+        theirs = Path(other.path).resolve()
+        if mine == theirs or mine.is_relative_to(theirs) or theirs.is_relative_to(mine):
+            out.append(other)
+    return out
 
 
 def _discover(connector: str) -> list[Path]:
@@ -169,7 +189,7 @@ def list_sources(as_json: bool = typer.Option(False, "--json")) -> None:
             _human(r["bytes"]),
         )
         table.add_row(*(Text(line(c)) for c in cells))  # a cell given as str would be markup
-    console().print(table if rows else "no sources yet: `ragbag add CONNECTOR NAME PATH`")
+    console().print(table if rows else NO_SOURCES)
 
 
 def status(
@@ -183,17 +203,36 @@ def status(
         print(jsonout.dumps(rows if name is None else rows[0], indent=2))
         return
     con = console()
+    if not rows:
+        con.print(NO_SOURCES)
+        return
     for r in rows:
         name = markup(r["source"])
-        con.print(f"[bold]{name}[/] ({markup(r['connector'])}) {markup(r['path'])}")
+        con.print(f"[bold]{name}[/] ({markup(r['connector'])}) {markup(r['path'] or 'its default places')}")
         for key in ("built", "last_build", "documents", "chunks", "model", "bytes", "path_exists"):
-            con.print(f"  {key}: {markup(r[key])}")
+            con.print(f"  {key}: {markup(_word(key, r[key]))}")
         if r["embedding"]:
             from ragbag.search.sources import embedding_note
 
             con.print(f"  [yellow]{embedding_note(r['embedding'])}[/]")
         if r["damaged"]:
             con.print(f"  [red]damaged: {markup(r['damaged'])}; rebuild it with `ragbag build {name}`[/]")
+
+
+NO_SOURCES = "no sources yet: `ragbag add CONNECTOR NAME PATH`"
+
+
+def _word(key: str, value: Any) -> str:
+    """A status value in words, not Python's: yes/no, "never", sizes with units."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "never" if key == "last_build" else "-"
+    if key == "bytes" and isinstance(value, int):
+        from ragbag.text.unreadable import human_size
+
+        return human_size(value)
+    return str(value)
 
 
 def remove(name: str = typer.Argument(..., help="The source to remove.")) -> None:
