@@ -173,3 +173,30 @@ def test_an_unknown_where_field_is_an_error_naming_the_fields(home_built):
         query.search("board meeting", home=home_built, where={"extension": "md"})
     assert "\n" not in str(err.value)
     assert len(query.search("board meeting", home=home_built, where={"ext": "md"}, k=5)) >= 1
+
+
+def test_a_passage_over_two_pages_says_both(tmp_path):
+    """Issue 34: a chunk spanning pages 1–2 was labelled "p.1", and MCP's PDF hits carried no page."""
+    from ragbag.answer.tools import hit_dict, page_span
+
+    assert page_span({"format": "pdf", "page_start": 1, "page_end": 2}) == {"page_start": 1, "page_end": 2}
+    assert page_span({"format": "pdf", "page_start": 3}) == {"page_start": 3, "page_end": 3}
+    assert page_span({"format": "markdown"}) == page_span(None) == {}
+    hit = {
+        "citation": "abc123",
+        "score": 0.5,
+        "vector_score": None,
+        "source": "s",
+        "connector": "files",
+        "title": "t",
+        "uri": "/x.pdf",
+        "date": None,
+        "doc_id": "d",
+        "version": 1,
+        "valid_to": None,
+        "start": 0,
+        "end": 5,
+        "text": "hello",
+        "metadata": {"format": "pdf", "page_start": 1, "page_end": 2},
+    }
+    assert hit_dict(hit, 1)["page_start"] == 1 and hit_dict(hit, 1)["page_end"] == 2

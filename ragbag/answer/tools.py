@@ -427,7 +427,17 @@ def hit_dict(h: dict[str, Any], rank: int) -> dict[str, Any]:
         "start": int(h["start"]),
         "end": int(h["end"]),
         "text": h["text"],
+        **page_span(h.get("metadata")),
     }
+
+
+def page_span(meta: Any) -> dict[str, int]:
+    """``page_start``/``page_end`` of a paged document's passage (a PDF's, a deck's, a
+    workbook's); {} for the rest."""
+    if not isinstance(meta, dict) or not meta.get("page_start"):
+        return {}
+    first = int(meta["page_start"])
+    return {"page_start": first, "page_end": int(meta.get("page_end") or first)}
 
 
 def _name_matches(m: dict[str, Any], name: str) -> bool:

@@ -61,7 +61,8 @@ def print_hits(console: Console, query: str, hits: list[dict[str, Any]], floor: 
         if meta.get("line_start"):
             lines = f":{meta['line_start']}-{meta.get('line_end', meta['line_start'])}"
         elif meta.get("page_start"):
-            lines = f" p.{meta['page_start']}"
+            first, last = meta["page_start"], meta.get("page_end") or meta["page_start"]
+            lines = f" p.{first}" if first == last else f" pp.{first}–{last}"
         until = hit.get("valid_to")
         if until is not None:  # an earlier version's text (None: current)
             lines += f" (v{hit['version']}, until {str(until)[:10]})"

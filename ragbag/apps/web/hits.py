@@ -124,6 +124,7 @@ def shape(h: Mapping[str, Any], rank: int, terms: list[str], query: str) -> dict
         "version": int(h.get("version") or 1),
         "valid_to": iso(h.get("valid_to")),
         "page": int(page) if page else None,
+        "page_end": int(meta.get("page_end") or page) if page else None,
         "snippet": snippet(text, terms),
         "href": doc_href(h["citation"], query),
     }
