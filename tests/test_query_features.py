@@ -177,7 +177,7 @@ def test_an_unknown_where_field_is_an_error_naming_the_fields(home_built):
 
 def test_a_passage_over_two_pages_says_both(tmp_path):
     """Issue 34: a chunk spanning pages 1–2 was labelled "p.1", and MCP's PDF hits carried no page."""
-    from ragbag.answer.tools import hit_dict, page_span
+    from ragbag.answer.citations import hit_dict, page_span
 
     assert page_span({"format": "pdf", "page_start": 1, "page_end": 2}) == {"page_start": 1, "page_end": 2}
     assert page_span({"format": "pdf", "page_start": 3}) == {"page_start": 3, "page_end": 3}

@@ -148,3 +148,36 @@ def lookup(home: Home, cid: str) -> dict[str, Any] | None:
                     "valid_to": iso(r.get("valid_to")),  # set: the passage of an earlier version
                 }
     return None
+
+
+def hit_dict(h: dict[str, Any], rank: int) -> dict[str, Any]:
+    """A search hit as tools and `ask --json` show it."""
+    return {
+        "rank": rank,
+        "citation": h["citation"],
+        "score": round(float(h["score"]), 6),
+        "vector_score": None
+        if h.get("vector_score") is None or h["vector_score"] != h["vector_score"]
+        else round(float(h["vector_score"]), 4),
+        "source": h["source"],
+        "connector": h["connector"],
+        "title": h["title"],
+        "uri": h["uri"],
+        "date": iso(h.get("date")),
+        "doc_id": h["doc_id"],
+        "version": int(h.get("version") or 1),
+        "valid_to": iso(h.get("valid_to")),
+        "start": int(h["start"]),
+        "end": int(h["end"]),
+        "text": h["text"],
+        **page_span(h.get("metadata")),
+    }
+
+
+def page_span(meta: Any) -> dict[str, int]:
+    """``page_start``/``page_end`` of a paged document's passage (a PDF's, a deck's, a
+    workbook's); {} for the rest."""
+    if not isinstance(meta, dict) or not meta.get("page_start"):
+        return {}
+    first = int(meta["page_start"])
+    return {"page_start": first, "page_end": int(meta.get("page_end") or first)}

@@ -23,6 +23,7 @@ from pathlib import PurePath
 from typing import Any
 
 from ragbag.answer import grep, versions
+from ragbag.answer.citations import hit_dict
 from ragbag.answer.tool_specs import MAX_CHARS, MAX_K, READ_DEFAULT, ToolError, find_spec, validate
 from ragbag.core.cache import LRU
 from ragbag.core.dates import iso
@@ -405,39 +406,6 @@ STATUS_FIELDS = (*LIST_FIELDS[:-1], "bytes", "path_exists", "options")
 # and matches unlocked, so a pathological regex never holds up the other tools; search holds its
 # own lock, so it never waits for documents being loaded.
 _SELF_LOCKING = frozenset({"list_sources", "source_status", "grep_file", "search"})
-
-
-def hit_dict(h: dict[str, Any], rank: int) -> dict[str, Any]:
-    """A search hit as tools and `ask --json` show it."""
-    return {
-        "rank": rank,
-        "citation": h["citation"],
-        "score": round(float(h["score"]), 6),
-        "vector_score": None
-        if h.get("vector_score") is None or h["vector_score"] != h["vector_score"]
-        else round(float(h["vector_score"]), 4),
-        "source": h["source"],
-        "connector": h["connector"],
-        "title": h["title"],
-        "uri": h["uri"],
-        "date": iso(h.get("date")),
-        "doc_id": h["doc_id"],
-        "version": int(h.get("version") or 1),
-        "valid_to": iso(h.get("valid_to")),
-        "start": int(h["start"]),
-        "end": int(h["end"]),
-        "text": h["text"],
-        **page_span(h.get("metadata")),
-    }
-
-
-def page_span(meta: Any) -> dict[str, int]:
-    """``page_start``/``page_end`` of a paged document's passage (a PDF's, a deck's, a
-    workbook's); {} for the rest."""
-    if not isinstance(meta, dict) or not meta.get("page_start"):
-        return {}
-    first = int(meta["page_start"])
-    return {"page_start": first, "page_end": int(meta.get("page_end") or first)}
 
 
 def _name_matches(m: dict[str, Any], name: str) -> bool:

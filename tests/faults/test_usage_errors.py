@@ -91,3 +91,8 @@ def test_a_home_that_is_a_file_is_one_line(tmp_path):
         for args in (("status",), ("list", "--json"), ("search", "gate code"), ("mcp",)):
             line = _one_error_line(cli(*args, env={"RAGBAG_HOME": str(home)}, check=False))
             assert f"RAGBAG_HOME {home}" in line and "not a folder" in line, line
+
+
+def test_help_shows_citation_brackets_as_written():
+    """Issue 34: Rich markup in the help ate "[c:xxxxxx]" (a citation as it is printed)."""
+    assert "[c:xxxxxx]" in cli("ask", "--help").stdout

@@ -26,7 +26,12 @@ from ragbag.core.home import Home
 from ragbag.core.private import private_process
 from ragbag.core.storage_faults import explain
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="RAG everything, local-first.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="RAG everything, local-first.",
+    rich_markup_mode="markdown",  # not Rich markup: "[c:xxxxxx]" is what a citation looks like, not a style
+)
 # In this order in `ragbag --help`.
 app.command()(sources.add)
 app.command()(sources.build)
