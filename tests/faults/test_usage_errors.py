@@ -96,3 +96,11 @@ def test_a_home_that_is_a_file_is_one_line(tmp_path):
 def test_help_shows_citation_brackets_as_written():
     """Issue 34: Rich markup in the help ate "[c:xxxxxx]" (a citation as it is printed)."""
     assert "[c:xxxxxx]" in cli("ask", "--help").stdout
+
+
+def test_a_cli_error_names_cli_commands_not_mcp_tools(home, tmp_path):
+    """Issue 34: `ragbag history` of an unknown path said "find_files lists them", a tool the CLI
+    does not have."""
+    proc = cli("history", str(tmp_path / "nope.md"), check=False)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    assert "find_files" not in proc.stderr and "`ragbag search`" in proc.stderr, proc.stderr

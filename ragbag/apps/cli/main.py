@@ -57,7 +57,7 @@ def main() -> None:
         private_process(home.tmp_dir)  # owner-only files, temporaries under the home, whatever the command
         code = app(standalone_mode=False)  # returns typer.Exit's code instead of exiting
     except RagbagError as e:
-        _fail(str(e))
+        _fail(in_cli_words(e))
     except Exception as e:
         if _is_click(e, "Abort"):
             sys.exit(130)
@@ -71,6 +71,28 @@ def main() -> None:
             raise
         _fail(str(damage))
     sys.exit(code if isinstance(code, int) else 0)
+
+
+# What a tool's message names, as the CLI does it: the engine speaks to agents in tool names
+# (``find_files lists them``), and a person at the terminal has no find_files to run.
+_CLI_FOR_TOOL = {
+    "find_files": "`ragbag search` (or `ragbag list`)",
+    "list_sources": "`ragbag list`",
+    "source_status": "`ragbag status`",
+    "read_file": "`ragbag show`",
+    "show_citation": "`ragbag show`",
+    "grep_file": "`ragbag search --mode keyword`",
+}
+_TOOL_NAME = re.compile(r"\b(" + "|".join(_CLI_FOR_TOOL) + r")\b")
+
+
+def in_cli_words(error: RagbagError) -> str:
+    """A tool's error (``ToolError``) with the tools it names put as the CLI commands that do
+    the same; any other error as it is."""
+    from ragbag.answer.tool_specs import ToolError
+
+    message = str(error)
+    return _TOOL_NAME.sub(lambda m: _CLI_FOR_TOOL[m.group(1)], message) if isinstance(error, ToolError) else message
 
 
 def _fail(message: str) -> None:
