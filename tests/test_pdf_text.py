@@ -1,5 +1,6 @@
 """A PDF's text as people search it (issue 34's rough edges): an identifier broken across lines
-at its hyphen is one token again, and a metadata title that is a file name gives way to the file's."""
+at its hyphen is one token again, a metadata title that is a file name gives way to the file's, and a heading
+is never a chunk of its own."""
 
 from __future__ import annotations
 
@@ -28,3 +29,17 @@ def test_a_file_name_or_placeholder_is_no_title():
     assert real_title("  Betriebskostenabrechnung   2024 ") == "Betriebskostenabrechnung 2024"
     title, _ = pdf_text(make_pdf([["x"]], title="note_pdf.html"), {})
     assert title == ""
+
+
+def test_a_heading_is_never_a_chunk_of_its_own():
+    """Issue 34: a markdown heading alone became a chunk and ranked first as noise."""
+    from ragbag.text.chunking import prose_spans
+
+    words = lambda t: len(t.split())  # noqa: E731
+    text = "# Handbook\n\n## Setup\n\n" + " ".join(["word"] * 40) + "\n\n## Use\n\nShort section here.\n"
+    chunks = [text[s.start : s.end] for s in prose_spans(text, words, 30)]
+    assert chunks[0].startswith("# Handbook\n\n## Setup\n\nword") and words(chunks[0]) <= 30
+    assert chunks[-1] == "## Use\n\nShort section here."
+    assert not any(all(line.startswith("#") for line in c.splitlines() if line.strip()) for c in chunks)
+    setext = "Title\n=====\n\nIntro paragraph.\n\n## A\n\nBody A.\n"
+    assert [setext[s.start : s.end] for s in prose_spans(setext, words, 30)][0] == "Title\n=====\n\nIntro paragraph."

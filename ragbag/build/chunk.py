@@ -26,7 +26,7 @@ from ragbag.models import embedding
 Spanner = Callable[[Document, Callable[[str], int], int], list[Span]]
 
 # Bump when chunking changes what it produces for the same text: every document is re-chunked.
-CHUNKER_VERSION = "1"
+CHUNKER_VERSION = "2"  # 2: a heading is never a chunk of its own
 _MAX_TITLE_TOKENS = 32
 _BATCH = 1_000  # documents chunked and written at a time
 

@@ -115,15 +115,38 @@ def pack(text: str, pieces: Iterable[tuple[int, int]], count: TokenCounter, max_
 
 
 def prose_spans(text: str, count: TokenCounter, max_tokens: int) -> list[Span]:
-    """Chunks for prose: a heading starts a new chunk; paragraphs pack within a section."""
+    """Chunks for prose: a heading starts a new chunk; paragraphs pack within a section. A
+    heading is never a chunk of its own (it would match its words and carry nothing else): a
+    section that is only a heading (a title above the first subheading) opens the next section,
+    and a heading is cut with its section's first paragraph."""
     if not text.strip():
         return []
     section_starts = sorted({0, *(m.start() for m in _HEADING.finditer(text))})
     bounds = section_starts[1:] + [len(text)]
     spans: list[Span] = []
-    for s, e in zip(section_starts, bounds):
-        spans.extend(pack(text, _breaks(text, s, e, _PARAGRAPH_BREAK), count, max_tokens))
+    carry: int | None = None  # where a heading-only section began: the next one starts there
+    for n, (s, e) in enumerate(zip(section_starts, bounds)):
+        s = carry if carry is not None else s
+        carry = None
+        parts = _breaks(text, s, e, _PARAGRAPH_BREAK)
+        if n + 1 < len(bounds) and _only_headings(text[s:e]):
+            carry = s
+            continue
+        while len(parts) > 1 and _only_headings(text[parts[0][0] : parts[0][1]]):
+            parts = [(parts[0][0], parts[1][1]), *parts[2:]]
+        spans.extend(pack(text, parts, count, max_tokens))
     return [_strip(text, sp) for sp in spans if text[sp.start : sp.end].strip()]
+
+
+def _only_headings(piece: str) -> bool:
+    """Whether a piece of prose is nothing but heading lines (``# …`` or a setext underline)."""
+    lines = [line for line in piece.strip().splitlines() if line.strip()]
+    return bool(lines) and all(
+        _HEADING.match(line + "\n")
+        or re.fullmatch(r"[=-]{3,}\s*", line)
+        or (i + 1 < len(lines) and re.fullmatch(r"[=-]{3,}\s*", lines[i + 1]))
+        for i, line in enumerate(lines)
+    )
 
 
 def paged_spans(text: str, count: TokenCounter, max_tokens: int) -> list[Span]:
