@@ -43,3 +43,17 @@ def test_a_heading_is_never_a_chunk_of_its_own():
     assert not any(all(line.startswith("#") for line in c.splitlines() if line.strip()) for c in chunks)
     setext = "Title\n=====\n\nIntro paragraph.\n\n## A\n\nBody A.\n"
     assert [setext[s.start : s.end] for s in prose_spans(setext, words, 30)][0] == "Title\n=====\n\nIntro paragraph."
+
+
+def test_a_snippet_starts_and_ends_on_word_breaks_in_the_terminal_and_on_the_page():
+    """Issue 34: CLI snippets started mid-word; the terminal and the search page now cut alike."""
+    from ragbag.apps.cli.render import snippet
+    from ragbag.apps.web.hits import snippet as page_snippet
+
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma " * 3
+    cut, start = snippet(text, {"sigma"}, 60)
+    flat = " ".join(text.split())
+    assert start == 0 or flat[start - 1] == " "
+    assert flat[start + len(cut) : start + len(cut) + 1] in ("", " ") and "sigma" in cut
+    page = "".join(seg[0] if isinstance(seg, list) else seg for seg in page_snippet(text, ["sigma"], 60))
+    assert page.strip("…") == cut

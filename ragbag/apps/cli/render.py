@@ -12,6 +12,7 @@ from rich.text import Text
 from ragbag.answer.citations import marker
 from ragbag.apps.cli.safe_text import line
 from ragbag.index import bm25
+from ragbag.text.snippets import window
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 SNIPPET_CHARS = 320
@@ -19,15 +20,16 @@ CODE_LINES = 12  # lines of a code hit shown in the terminal
 
 
 def snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> tuple[str, int]:
-    """A window of the text around the first matched term (start offset returned too)."""
+    """A window of the text around the first matched term, cut at word breaks (start offset
+    returned too)."""
     text = " ".join(text.split())
     first = next((m.start() for m in _WORD.finditer(text) if _matches(m.group(), terms)), 0)
     for term in terms:  # CJK terms are substrings, not words
         pos = text.find(term)
         if pos >= 0 and not term.isascii():
             first = min(first, pos) if first else pos
-    start = max(0, first - width // 3)
-    return text[start : start + width], start
+    start, end = window(text, first, width)
+    return text[start:end], start
 
 
 def _matches(word: str, terms: set[str]) -> bool:

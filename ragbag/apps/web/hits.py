@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 from ragbag.core.dates import iso
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
+from ragbag.text.snippets import window
 
 PAGE_SIZE = 10
 MAX_PAGE_SIZE = 50
@@ -188,13 +189,6 @@ def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> list[lis
     flat = " ".join(text.split())
     pattern = matcher(terms)
     first = pattern.search(flat) if pattern else None
-    start = 0 if first is None else max(0, first.start() - width // 3)
-    if start > 0:
-        space = flat.find(" ", start)
-        start = space + 1 if 0 <= space < start + 40 else start
-    end = min(len(flat), start + width)
-    if end < len(flat):
-        space = flat.rfind(" ", start, end)
-        end = space if space > start + width // 2 else end
+    start, end = window(flat, 0 if first is None else first.start(), width)
     piece = ("…" if start > 0 else "") + flat[start:end] + ("…" if end < len(flat) else "")
     return segments(piece, terms)
