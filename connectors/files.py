@@ -1,14 +1,17 @@
-"""Documents from a folder of files: markdown, plain text, HTML, PDF, Word ``.docx``, PowerPoint
-``.pptx``, OpenDocument ``.odt``/``.odp``/``.ods`` and ``.epub``.
+"""Documents from a folder of files: markdown, plain text, HTML, PDF (scanned pages by OCR),
+Word ``.docx``, PowerPoint ``.pptx``, OpenDocument ``.odt``/``.odp``/``.ods``, Excel ``.xlsx``,
+``.rtf``, ``.epub``, and pictures (the text in them, and a photo's date, camera and place).
 
 Every file becomes one Document whose text is what a reader sees: HTML loses its navigation and
 scripts, a PDF's pages (and a deck's slides, a spreadsheet's sheets) are joined with form feeds
-so chunks can cite the pages they come from (:mod:`ragbag.text.office` for the office formats).
+so chunks can cite the pages they come from. Which reader reads a file is decided in one place,
+:mod:`ragbag.text.documents`, which a mail's attachments go through too.
 Each file is read inside the isolation boundary (:mod:`connectors._isolate`): whatever one file
 does to its parser is a ReadError for that file and the walk goes on; so is a link leaving the
 folder, a FIFO or a device, which are not read (see :mod:`connectors._walk`). Documents in
-formats no reader here handles (``.doc``, ``.rtf``, ``.xlsx``, ``.pages``, ...) are named in the
-report as unsupported rather than skipped in silence. A file time no calendar holds (an mtime in
+formats no reader here handles (``.doc``, ``.xls``, ``.pages``, ``.heic``, ...) are named in the
+report as unsupported rather than skipped in silence; so is a picture with neither text nor a
+date or place. ``--no-ocr`` (option ``ocr: false``) reads no pictures' text. A file time no calendar holds (an mtime in
 the year 14645) costs the file its date, not the file.
 """
 

@@ -25,7 +25,8 @@ no label (raw 8-bit headers, undeclared parts) are UTF-8 or else charset-normali
 ties, never a fixed try-order. An HTML part without a MIME charset is read in its own
 ``<meta charset>``. HTML-only bodies become text with BeautifulSoup (quoted
 ``<blockquote>``/``gmail_quote`` blocks removed first). Attachments are listed by name and type
-(``attachments``, ``attachment_types``); small text attachments add their text.
+(``attachments``, ``attachment_types``); small text attachments add their text, and every other
+readable attachment is a document of its own (:mod:`.attachments`; ``--no-attachments``).
 
 Isolation: each file is read behind ``connectors._isolate.each_file`` and each mbox message
 behind ``each_record``: any exception (not a list of types) is a
@@ -71,7 +72,7 @@ growing and both hashed regions intact, and (for duplicates) the folder/uri of a
 file was deleted while an unchanged duplicate vouches for it. The cursor keeps each message's
 text hash beside its id, so an unchanged file still tells duplicates from reused ids.
 
-Left out: attachment text other than small text/* parts (no PDF/Office extraction), Apple Mail's
+Left out: attachments no reader handles (archives, audio, video; reported), Apple Mail's
 ``Envelope Index`` database (flags, mailbox names beyond the ``.mbox`` folder names), Thunderbird
 ``.msf`` summaries (deleted-but-not-compacted mbox messages are indexed), message bodies beyond
 1 M characters (cut), messages over 64 MB (reported).

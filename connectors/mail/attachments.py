@@ -1,20 +1,20 @@
 """A mail's attachments as documents of their own, each linked to its mail.
 
 The invoice, ticket or payslip people search for is the PDF attached to a mail, not the mail
-("please find attached"). Each attachment a reader handles (:mod:`ragbag.text.documents`: PDF,
-scanned PDF pages and pictures through OCR, office documents and e-books, HTML and text;
-invitations ``.ics`` through the calendar connector's reader, attached mails (forwards, bounces)
-as this connector reads a mail) becomes a document whose
-``native_id`` is ``<mail's id>/attachment/<n>`` (n: its place among the mail's attachments), so
-it is replaced and deleted with its mail. It inherits the mail's sender, recipients, subject,
-date and thread as metadata, adds ``parent_doc_id``, ``filename`` and ``mime``, and its first line
-says which mail it came with, so a hit reads "attachment X of mail Y".
+("please find attached"). Each attachment a reader handles becomes a document:
+:mod:`ragbag.text.documents` reads PDFs (scanned pages through OCR), pictures, office documents
+and e-books, HTML and text; the calendar connector's reader reads ``.ics`` invitations; attached
+mails (forwards, bounces) are read as this connector reads a mail. Its ``native_id`` is
+``<mail's id>/attachment/<n>`` (n: its place among the mail's attachments), so it is replaced
+and deleted with its mail. It inherits the mail's sender, recipients, subject, date and thread
+as metadata, adds ``parent_doc_id``, ``filename`` and ``mime``, and its first line says which
+mail it came with, so a hit reads "attachment X of mail Y".
 
 Not made documents: small text parts already inlined in the mail's own text (read once, not
 twice), inline pictures with a Content-ID (logos; :mod:`.body` leaves them out), PGP and S/MIME
-signatures (a seal, not a document), and, reported
-with the reason, formats no reader handles, attachments past the per-message limits
-(:mod:`connectors._inside`) and attachments whose reader finds no text.
+signatures (a seal, not a document), and, reported with the reason, formats no reader handles,
+attachments past the per-message limits (:mod:`connectors._inside`) and attachments whose
+reader finds no text.
 """
 
 from __future__ import annotations
