@@ -222,6 +222,9 @@ def _browse(s: Server, shots: Path, notes: Path) -> None:
             box = page.get_by_label("Search your data")
             box.fill("meeting")
             expect(page.locator("#results li").first).to_be_visible()
+            # One page of hits: no Prev/Next (the pager's display: flex beat its hidden attribute).
+            assert page.locator("#results li").count() < 10
+            expect(page.locator("#pager")).to_be_hidden()
             page.get_by_label("work").check()
             expect(page.locator("#results .facts").first).to_contain_text("work")
             facts = page.locator("#results .facts").all_inner_texts()
