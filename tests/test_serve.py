@@ -225,6 +225,11 @@ def _browse(s: Server, shots: Path, notes: Path) -> None:
             # One page of hits: no Prev/Next (the pager's display: flex beat its hidden attribute).
             assert page.locator("#results li").count() < 10
             expect(page.locator("#pager")).to_be_hidden()
+            # On a phone (390 px) the search box comes first, the filters below it, not above.
+            page.set_viewport_size({"width": 390, "height": 844})
+            box_y = page.locator("#q").bounding_box()["y"]
+            assert box_y < page.locator("aside.facets").bounding_box()["y"] and box_y < 200
+            page.set_viewport_size({"width": 1280, "height": 800})
             page.get_by_label("work").check()
             expect(page.locator("#results .facts").first).to_contain_text("work")
             facts = page.locator("#results .facts").all_inner_texts()
