@@ -34,9 +34,7 @@ Usage: ``python -m ragbag.apps.eval.persona_b OUT`` (or ``generate(Path(OUT))``)
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
 import sys
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -359,34 +357,11 @@ def _build() -> _Persona:
 def generate(out: Path) -> Path:
     """Write the set under ``out`` (``data/``, ``home.json``, ``queries.jsonl``); the same bytes and
     file times on every run. ``data/`` is replaced; nothing else under ``out`` is touched."""
-    out = Path(out)
-    s = _build().s
-    data = out / "data"
-    if data.exists():
-        shutil.rmtree(data)
-    for rel, (content, mtime) in sorted(s.files.items()):
-        path = data / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
-        stamp = mtime.timestamp()
-        os.utime(path, (stamp, stamp))
-    home = {"name": NAME, "sources": [{"name": n, "connector": c, "path": f"data/{n}"} for n, c in SOURCES]}
-    (out / "home.json").write_text(json.dumps(home, indent=2) + "\n", encoding="utf-8")
-    lines = [json.dumps({"_id": f"b-{n:03d}", **item}, ensure_ascii=False) for n, item in enumerate(s.queries, 1)]
-    (out / "queries.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return out
+    return base.write_set(Path(out), _build().s, NAME, SOURCES, "b")
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1 or args[0].startswith("-"):
-        print("usage: python -m ragbag.apps.eval.persona_b OUT", file=sys.stderr)
-        return 2
-    out = generate(Path(args[0]))
-    queries = [json.loads(line) for line in (out / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
-    kinds = {k: sum(1 for q in queries if q["kind"] == k) for k in KINDS}
-    print(f"wrote {out}: {len(queries)} queries ({', '.join(f'{k} {n}' for k, n in kinds.items())})")
-    return 0
+    return base.main(argv, __name__, generate, KINDS)
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ import shutil
 import sqlite3
 import sys
 import uuid
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from html import escape
 from pathlib import Path
@@ -5015,8 +5016,13 @@ def _build() -> _Set:
 def generate(out: Path) -> Path:
     """Write the set under ``out`` (``data/``, ``home.json``, ``queries.jsonl``); the same bytes and
     file times on every run. ``data/`` is replaced; nothing else under ``out`` is touched."""
-    out = Path(out)
-    s = _build()
+    return write_set(Path(out), _build(), "personal", SOURCES, "id")
+
+
+def write_set(out: Path, s: _Set, name: str, sources: list[tuple[str, str]], prefix: str) -> Path:
+    """A generated home set written under ``out`` (what each persona's ``generate`` does): its
+    files with their times under ``data/`` (replaced), ``home.json`` and ``queries.jsonl`` with
+    ids ``<prefix>-001``…"""
     data = out / "data"
     if data.exists():
         shutil.rmtree(data)
@@ -5026,27 +5032,31 @@ def generate(out: Path) -> Path:
         path.write_bytes(content)
         stamp = mtime.timestamp()
         os.utime(path, (stamp, stamp))
-    home = {
-        "name": "personal",
-        "sources": [{"name": name, "connector": conn, "path": f"data/{name}"} for name, conn in SOURCES],
-    }
+    home = {"name": name, "sources": [{"name": n, "connector": c, "path": f"data/{n}"} for n, c in sources]}
     (out / "home.json").write_text(json.dumps(home, indent=2) + "\n", encoding="utf-8")
-    lines = []
-    for n, item in enumerate(s.queries, 1):
-        lines.append(json.dumps({"_id": f"id-{n:03d}", **item}, ensure_ascii=False))
+    lines = [
+        json.dumps({"_id": f"{prefix}-{n:03d}", **item}, ensure_ascii=False) for n, item in enumerate(s.queries, 1)
+    ]
     (out / "queries.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(
+    argv: list[str] | None = None,
+    module: str = __name__,
+    make: Callable[[Path], Path] | None = None,
+    kinds: Sequence[str] = KINDS,
+) -> int:
+    """``python -m MODULE OUT``: write a persona's set (``make``, default this one's) and count
+    its queries per kind."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or args[0].startswith("-"):
-        print("usage: python -m ragbag.apps.eval.personal_set OUT", file=sys.stderr)
+        print(f"usage: python -m {module} OUT", file=sys.stderr)
         return 2
-    out = generate(Path(args[0]))
+    out = (make or generate)(Path(args[0]))
     queries = [json.loads(line) for line in (out / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
-    kinds = {k: sum(1 for q in queries if q["kind"] == k) for k in KINDS}
-    print(f"wrote {out}: {len(queries)} queries ({', '.join(f'{k} {n}' for k, n in kinds.items())})")
+    counts = {k: sum(1 for q in queries if q["kind"] == k) for k in kinds}
+    print(f"wrote {out}: {len(queries)} queries ({', '.join(f'{k} {n}' for k, n in counts.items())})")
     return 0
 
 
