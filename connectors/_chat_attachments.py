@@ -191,11 +191,10 @@ def attachment_documents(window: Document, sent: list[Sent], inside: Inside) -> 
             else:
                 missing.append(a.name)
             continue
-        why = inside.refused(counted.get(s.message, 0), a.size)
+        why = inside.admit(counted, s.message, a.size)
         if why:
             unread.append(f"{a.name} ({why})")
             continue
-        counted[s.message] = counted.get(s.message, 0) + 1
         uri = f"{window.uri}/attachment/{a.rowid}"
         made = each_record(uri, _document, window, s, uri, inside)
         if isinstance(made, ReadError):

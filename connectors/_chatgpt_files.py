@@ -227,11 +227,10 @@ def conversation_files(
         if stored is None:
             missing.append(label)
             continue
-        why = reads.refused(counted.get(ref.node, 0), stored.size)
+        why = reads.admit(counted, ref.node, stored.size)
         if why:
             unread.append(f"{label} ({why})")
             continue
-        counted[ref.node] = counted.get(ref.node, 0) + 1
         uri = f"{conv.uri}/attachment/{ref.file_id}"
         made = each_record(uri, _file_document, conv, ref, stored, files, uri, reads)
         if isinstance(made, ReadError):

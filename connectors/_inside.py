@@ -37,13 +37,15 @@ class Inside:
     def signature(self) -> list[Any]:
         return [self.attachments, self.ocr is not None, self.max_attachments, self.max_bytes]
 
-    def refused(self, already: int, size: int) -> str | None:
-        """Why an attachment of ``size`` bytes, after ``already`` read from its message, is not
-        read under this source's limits (the words every connector reports); None: it is read."""
-        if already >= self.max_attachments:
+    def admit(self, counted: dict[Any, int], message: Any, size: int) -> str | None:
+        """Why an attachment of ``size`` bytes of ``message`` is not read under this source's
+        limits (the words every connector reports), or None: it is read, and counted in
+        ``counted`` (attachments read so far, per message)."""
+        if counted.get(message, 0) >= self.max_attachments:
             return f"the message has more than {self.max_attachments}: max_attachments"
         if size > self.max_bytes:
             return f"{human_size(size)}, over {human_size(self.max_bytes)}: max_attachment_mb"
+        counted[message] = counted.get(message, 0) + 1
         return None
 
 

@@ -45,16 +45,15 @@ def attachment_documents(
     each behind the isolation boundary, so a damaged PDF costs that attachment only."""
     if not inside.attachments:
         return
-    read = 0
+    counted: dict[str, int] = {}
     for n, a in enumerate(attachments, 1):
         if a.inlined.strip() or _is_signature(a.name, a.mime):
             continue
         uri = f"{mail.uri}{'&' if '#' in mail.uri else '#'}attachment={n}"
-        why = inside.refused(read, a.size)
+        why = inside.admit(counted, mail.native_id, a.size)
         if why:
             yield n, ReadError(uri, f"attachment {a.name!r} not read: {why}")
             continue
-        read += 1
         yield n, each_record(uri, _document, mail, n, a, uri, inside)
 
 
