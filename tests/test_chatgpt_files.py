@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ragbag.apps.eval.personal_set import make_pdf
 from ragbag.connectors import chatgpt
 from ragbag.core.records import Cursor, Document, ReadError, Seen
 from ragbag.models.embedding import token_counter
@@ -24,30 +25,6 @@ PNG_ID = "file_00000000aa11bb22cc33dd44ee55ff66"  # a sediment:// id, as newer e
 @pytest.fixture(autouse=True)
 def _ocr_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGBAG_OCR_CACHE", str(tmp_path / "ocr"))
-
-
-def text_pdf(lines: list[str]) -> bytes:
-    """A one-page PDF with a real text layer (Helvetica), byte-exact xref table."""
-    ops = ["BT", "/F1 12 Tf", "14 TL", "72 720 Td"] + [f"({line}) Tj T*" for line in lines] + ["ET"]
-    stream = "\n".join(ops).encode("latin-1")
-    objs = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >>"
-        b" /Contents 5 0 R >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for n, body in enumerate(objs, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
-    return bytes(out)
 
 
 def picture(lines: list[str], fmt: str = "PNG") -> bytes:
@@ -63,7 +40,7 @@ def picture(lines: list[str], fmt: str = "PNG") -> bytes:
     return buf.getvalue()
 
 
-PDF = text_pdf(["Notice of assessment 2023", "Tax due: 412.50 EUR by 30 April"])
+PDF = make_pdf([["Notice of assessment 2023", "Tax due: 412.50 EUR by 30 April"]])  # a real text layer
 SHOT = picture(["Wi-Fi network: Gartenhaus", "Password: tulpe-9931"])
 ART = picture([], "WEBP")
 
