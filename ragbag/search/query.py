@@ -180,14 +180,11 @@ def sources_status(home: Home | str | None = None) -> dict[str, dict[str, Any] |
 def _check_fields(conditions: Sequence[filters.Condition], snaps: list[Snapshot]) -> None:
     """A ``where`` field no record of the searched sources has is a typo far more often than a
     wish for nothing: a one-line error naming the fields they do have, not an empty result.
-    (The mask has already built every record when there is a condition, so this is a lookup.)"""
+    (Each snapshot gathers its fields once, not on every search.)"""
     asked = {c.field for c in conditions if c.field != "version"}
     if not asked:
         return
-    known: set[str] = set()
-    for s in snaps:
-        for rec in s.records:
-            known.update(rec)
+    known = frozenset().union(*(s.fields() for s in snaps))
     unknown = sorted(asked - known)
     if unknown:
         shown = ", ".join(sorted(known - {"text", "metadata", "vector"}))

@@ -69,6 +69,17 @@ class Snapshot:
     _words: dict[int, frozenset[str]] = field(default_factory=dict)
     _indexed: dict[str, tuple[str, str]] | None = None
     _store: Store | None = None
+    _fields: frozenset[str] | None = None
+
+    def fields(self) -> frozenset[str]:
+        """Every field a record of this snapshot has (document fields and metadata keys), for
+        telling a ``where`` typo from a field some record lacks; gathered once per snapshot."""
+        if self._fields is None:
+            known: set[str] = set()
+            for rec in self.records:
+                known.update(rec)
+            self._fields = frozenset(known)
+        return self._fields
 
     def words(self, j: int) -> frozenset[str]:
         """The lower-cased word set of row j (for near-duplicate collapsing), memoised."""
