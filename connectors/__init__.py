@@ -1,7 +1,10 @@
-"""Connectors: one module per kind of source. Each reads its files and yields Documents.
+"""Connectors: each reads one kind of source into Documents. Built-in or from another package,
+a connector is found one way: the ``ragbag.connectors`` entry-point group (``ragbag.core.plugins``;
+ragbag's own are declared in its ``pyproject.toml`` like anyone's; ``docs/plugins.md`` has a
+complete 30-line one).
 
-A connector module defines:
-- ``NAME``: the connector's name as users type it (``ragbag add NAME ...``);
+A connector (a module, or any object with these attributes; :class:`Connector`) defines:
+- ``NAME``: the connector's name as users type it (``ragbag add NAME ...``), its entry point's;
 - ``read(path, source, cursor) -> Iterator[Document | ReadError | Seen | Cursor]``: every record
   under ``path`` (``None``: the connector's default places, see ``discover``). A bad record is a
   ``ReadError`` (uri + reason) and reading goes on. ``cursor`` is the state the previous read
@@ -24,27 +27,48 @@ Connectors import the engine's records, never Dagster.
 
 from __future__ import annotations
 
-import pkgutil
-from importlib import import_module
-from types import ModuleType
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol, cast
 
 from ragbag.connectors._walk import FOLLOW_LINKS_OUTSIDE, follows_outside
+from ragbag.core import plugins
+from ragbag.core.errors import RagbagError
+from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
 
-__all__ = ["FOLLOW_LINKS_OUTSIDE", "NAMES", "UnknownConnector", "follows_outside", "get"]
+__all__ = ["FOLLOW_LINKS_OUTSIDE", "NAMES", "Connector", "UnknownConnector", "follows_outside", "get"]
 
-# Every public module (or package) in this package is a connector: adding one is adding one
-# file. Modules the connectors share are private (``_walk``, ``_exports``, ``_chat``, ``_sqlite``).
+
+class Connector(Protocol):
+    """What the engine calls on a connector; a module with these names satisfies it."""
+
+    NAME: str
+
+    def read(
+        self, path: Path | None, source: str, cursor: Any, /, *, options: dict[str, Any] | None = ...
+    ) -> Iterator[Document | ReadError | Seen | Cursor]: ...
+
+    def spans(self, doc: Document, count: Any, max_tokens: int, /) -> list[Span]: ...
+
+
+# The folder readers first (what `ragbag add` suggests), then the rest by name.
 _FIRST = ("files", "code")
-NAMES: tuple[str, ...] = _FIRST + tuple(
-    sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in _FIRST and not m.name.startswith("_"))
+NAMES: tuple[str, ...] = tuple(n for n in _FIRST if n in plugins.registered(plugins.CONNECTORS)) + tuple(
+    sorted(n for n in plugins.registered(plugins.CONNECTORS) if n not in _FIRST)
 )
 
 
-class UnknownConnector(ValueError):
-    pass
+class UnknownConnector(RagbagError, ValueError):
+    """A name no installed package registers, or an object that is not a connector."""
 
 
-def get(name: str) -> ModuleType:
+def get(name: str) -> Connector:
+    """The connector registered as ``name``, checked to have what the engine calls."""
     if name not in NAMES:
         raise UnknownConnector(f"unknown connector {name!r}; choose one of: {', '.join(NAMES)}")
-    return import_module(f"{__name__}.{name}")
+    found = plugins.load(plugins.CONNECTORS, name)
+    lacking = [a for a in ("read", "spans") if not callable(getattr(found, a, None))]
+    if lacking or getattr(found, "NAME", None) != name:
+        why = f"lacks {', '.join(lacking)}" if lacking else f"its NAME is {getattr(found, 'NAME', None)!r}"
+        raise UnknownConnector(f"the connector registered as {name!r} is not one: {why}")
+    return cast(Connector, found)

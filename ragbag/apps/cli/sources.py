@@ -71,6 +71,10 @@ def add(
     found: list[Path] = []
     if path is None:
         found = _discover(connector)
+    elif connector in _known_connectors():
+        from ragbag import connectors
+
+        connectors.get(connector)  # a plugin that cannot load says so now, not at the first build
     history = {k: v for k, v in (("versions", history_versions), ("days", history_days)) if v is not None}
     src = home.add_source(name, connector, path or "", known=_known_connectors(), options=options, history=history)
     _sync_partitions(home, add=[src])
