@@ -309,9 +309,9 @@ def _page(
         return ReadError(f"{file}#{uid}", f"undecodable {'title' if title is None else 'description'} of {url}")
     epoch, unit = _EPOCHS[kind], _SCHEMAS[kind].unit
     last_at = _time(max(last or 0, last_v or 0), epoch, unit)
-    first_at = _time(first_v, epoch, unit) or last_at
     if last_at is None:
         return None
+    first_at = _time(first_v, epoch, unit) or last_at
     title, desc = " ".join(title.split()), desc.strip()
     domain = _domain(url)
     count = int(visit_count or 0) or int(n_visits or 0)

@@ -178,7 +178,8 @@ def _current_branch(messages: list[tuple[int, dict]], leaf: Any) -> list[tuple[i
 
 def _message(msg: dict) -> tuple[str, list[str]]:
     """(text, attachment names) of one message."""
-    blocks = msg.get("content") if isinstance(msg.get("content"), list) else []
+    content = msg.get("content")
+    blocks: list = content if isinstance(content, list) else []
     parts = [p for p in (_block(b) for b in blocks) if p]
     if not any(isinstance(b, dict) and b.get("type") == "text" and str(b.get("text") or "").strip() for b in blocks):
         # No text blocks: the flat text is the message (less the placeholders it has for others).

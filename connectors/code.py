@@ -381,8 +381,7 @@ def _definition(node) -> tuple[str, str, object] | None:
         value = decls[0].child_by_field_name("value") if len(decls) == 1 else None
         if value is None or value.type not in _FUNCTION_VALUES:
             return None
-        kind = "class" if value.type == "class" else "function"
-        return _text(decls[0].child_by_field_name("name")), kind, value
+        return _text(decls[0].child_by_field_name("name")), "class" if value.type == "class" else "function", value
     kind = _KINDS.get(inner.type) if inner.is_named else None
     if kind is None:
         return None

@@ -98,7 +98,9 @@ class _SealedDaskExecutor(DaskExecutor):
 
 
 @dg.executor(
-    name="dask", requirements=dg.multiple_process_executor_requirements(), config_schema=dask_executor.config_schema
+    name="dask",
+    requirements=dg.multiple_process_executor_requirements(),
+    config_schema=dask_executor.config_schema.as_field(),
 )
 def ragbag_dask_executor(init_context):
     """dagster-dask's ``dask_executor`` (same config), usable with pools; see the module docstring."""

@@ -20,7 +20,8 @@ from ragbag.build.changes import tree_fingerprint
 )
 def sources_sensor(context: dg.SensorEvaluationContext, ragbag: RagbagHome) -> dg.SensorResult:
     registered = ragbag.home().sources()
-    requests, runs = [], []
+    requests: list[dg.AddDynamicPartitionsRequest | dg.DeleteDynamicPartitionsRequest] = []
+    runs: list[dg.RunRequest] = []
     for connector in connectors.NAMES:
         pdef = partitions_for(connector)
         have = set(context.instance.get_dynamic_partitions(pdef.name))

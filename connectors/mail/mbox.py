@@ -104,10 +104,10 @@ def _read_mbox(
                 yield record
             elif placed is not None and record is not None:
                 yield placed
-                kids: list[int] = []
-                yield from run.attachments_of(placed, record, kids)
-                if complete and kids:
-                    state["kids"][placed.native_id] = kids
+                found: list[int] = []
+                yield from run.attachments_of(placed, record, found)
+                if complete and found:
+                    state["kids"][placed.native_id] = found
         state["off"] = end
         state["head"] = _hash_at(fh, 0, min(_HASH_BYTES, end))
         state["edge"] = _hash_at(fh, max(0, end - _HASH_BYTES), end)
