@@ -37,12 +37,12 @@ PORT ?= 8765
 serve: setup
 	RAGBAG_HOME="$${RAGBAG_HOME:-$(DEMO_HOME)}" $(BIN)/ragbag serve --port $(PORT)
 
-# Two workers (pytest-xdist): most tests wait on subprocesses (the CLI, dagster dev, Chromium),
-# so two cores run two at once. TEST_WORKERS=0 runs everything in one process. The 25 slowest
+# Two workers (pytest-xdist), each given whole modules, heaviest first (tests/conftest.py): a
+# module's home is built once. TEST_WORKERS=0 runs everything in one process. The 25 slowest
 # tests are listed at the end: where the twelve minutes go.
 TEST_WORKERS ?= 2
 test: setup browser postgres inspector check
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --maxschedchunk 1 --durations=25
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 # Lint, format and types (the import layers are a test: tests/test_layers.py). Part of `make test`.
 check: setup

@@ -47,15 +47,21 @@ CHROMIUM_ARGS = [
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long end-to-end tests first, longest (``slow(seconds=…)``, measured) first: `make test`
-    hands tests one at a time to two xdist workers, and a minutes-long test started last would
-    leave one worker idle while it finishes."""
+    """Whole modules, heaviest first. `make test` runs ``--dist loadfile --no-loadscope-reorder``:
+    each module goes to one xdist worker, so a module-scoped home is built once (the suite's
+    ``xdist_group`` marks did nothing under pytest 9: xdist 3.8 renames ``item._nodeid``, which
+    pytest 9 no longer reads), and modules are handed out in this order, so a minutes-long module
+    is not started last while the other worker sits idle. A module weighs its tests'
+    ``slow(seconds=…)`` (measured), one second for any other test."""
 
-    def order(item: pytest.Item) -> tuple[bool, float]:
+    def seconds(item: pytest.Item) -> float:
         slow = item.get_closest_marker("slow")
-        return slow is None, -(slow.kwargs.get("seconds", 0) if slow else 0)
+        return float(slow.kwargs.get("seconds", 1)) if slow else 1.0
 
-    items.sort(key=order)
+    weight: dict[str, float] = {}
+    for item in items:
+        weight[item.nodeid.split("::", 1)[0]] = weight.get(item.nodeid.split("::", 1)[0], 0.0) + seconds(item)
+    items.sort(key=lambda item: -weight[item.nodeid.split("::", 1)[0]])
 
 
 @pytest.fixture(autouse=True)
@@ -91,6 +97,14 @@ def home(tmp_path, monkeypatch) -> Home:
 def instance():
     with dg.instance_for_test() as inst:
         yield inst
+
+
+@pytest.fixture(scope="session")
+def notes_home(tmp_path_factory, instance) -> Home:
+    """The small built `files` home (shared_homes.DOCS) that tools, ask, agent and MCP tests read."""
+    import shared_homes
+
+    return shared_homes.notes_home(tmp_path_factory, lambda home, name: materialize_source(home, instance, name))
 
 
 def materialize_source(home: Home, instance, name: str, tags: dict[str, str] | None = None) -> dict[str, dict]:

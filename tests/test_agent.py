@@ -6,19 +6,15 @@ import json
 
 import pytest
 from conftest import cli_json
-from test_tools import built_home
 
 from ragbag.answer import agent
 from ragbag.answer.llm import Provider, Reply, ToolCall
 from ragbag.answer.tools import Tools
 
-# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
-pytestmark = pytest.mark.xdist_group("test_agent")
-
 
 @pytest.fixture(scope="module")
-def kb(tmp_path_factory, instance):
-    return built_home(tmp_path_factory, instance)
+def kb(notes_home):
+    return notes_home
 
 
 def _last_obs(messages) -> dict:

@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 
 import pytest
 from conftest import RAGBAG, cli, cli_json
-from test_tools import built_home
 
 from ragbag.answer import ask, citations, llm, prompts
 from ragbag.answer.llm import Provider
 from ragbag.core.errors import RagbagError
+from ragbag.core.home import Home
 from ragbag.core.private import write_private
-
-# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
-pytestmark = pytest.mark.xdist_group("test_ask")
 
 
 @pytest.fixture(scope="module")
-def kb(tmp_path_factory, instance):
-    return built_home(tmp_path_factory, instance)
+def kb(notes_home):
+    return notes_home
 
 
 @pytest.fixture
@@ -105,7 +103,15 @@ def test_citations_are_parsed_and_unknown_ones_reported(kb):
     assert [c["citation"] for c in a.citations] == [blocks[0].citation] and a.unresolved == ["999999"]
 
 
-def test_relevance_floor_is_configurable(kb):
+@pytest.fixture
+def own_kb(kb, tmp_path) -> Home:
+    """A copy of the shared home for a test that writes its config.yaml: other workers read the
+    shared one at the same time."""
+    return Home(shutil.copytree(kb.root, tmp_path / "home", symlinks=True))
+
+
+def test_relevance_floor_is_configurable(own_kb):
+    kb = own_kb
     strict = ask.ask("door code lisbon", Recorder(), kb, min_score=0.99)
     assert not strict.relevant and "below the 0.99 floor" in strict.answer
     write_private(kb.config_file, "ask:\n  min_score: 0.99\n")
@@ -116,7 +122,8 @@ def test_relevance_floor_is_configurable(kb):
     assert ask.ask("door code lisbon", Recorder(), kb).relevant
 
 
-def test_provider_resolution_flags_env_config(kb, monkeypatch):
+def test_provider_resolution_flags_env_config(own_kb, monkeypatch):
+    kb = own_kb
     monkeypatch.delenv("RAGBAG_LLM", raising=False)
     monkeypatch.delenv("RAGBAG_MODEL", raising=False)
     assert llm.resolve(kb).name == "extractive"

@@ -9,8 +9,6 @@ import pytest
 
 from tests.differential import run
 
-pytestmark = pytest.mark.xdist_group("differential")
-
 
 @pytest.fixture(scope="module")
 def reports():

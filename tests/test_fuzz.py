@@ -5,11 +5,8 @@ quotes."""
 
 from __future__ import annotations
 
-import pytest
-
 from tests.fuzzing import EXPECTATIONS, KINDS, ROOT, fuzz
 
-pytestmark = pytest.mark.xdist_group("fuzz")
 SEED = 20261204
 
 

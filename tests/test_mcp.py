@@ -18,7 +18,7 @@ import pytest
 from conftest import RAGBAG, materialize_source, strict_json, write
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
-from test_tools import DOCS, MANUAL, built_home
+from shared_homes import DOCS, MANUAL
 
 from ragbag import connectors
 from ragbag.answer.tool_specs import SPECS
@@ -27,13 +27,10 @@ from ragbag.apps import mcp_prompts
 from ragbag.apps.mcp_server import BUILD_SPEC, IMAGE_NOTE, Backend, make_server, tool_result
 from ragbag.core.home import Home
 
-# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
-pytestmark = pytest.mark.xdist_group("test_mcp")
-
 
 @pytest.fixture(scope="module")
-def kb(tmp_path_factory, instance):
-    return built_home(tmp_path_factory, instance)
+def kb(notes_home):
+    return notes_home
 
 
 def _server(home: Home, *args: str) -> StdioServerParameters:

@@ -21,7 +21,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from conftest import RAGBAG
-from test_tools import DOCS, built_home
+from shared_homes import DOCS
 
 from ragbag.answer.tool_specs import SPECS
 from ragbag.apps import mcp_prompts
@@ -31,9 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 INSPECTOR = ROOT / ".work" / "npm" / "node_modules" / ".bin" / "inspector"
 NODE = shutil.which("node")
 
-# The module's home is test_mcp's (one worker builds it once under `--dist loadgroup`).
+# The session's shared notes home, which test_mcp reads too (notes_home, tests/shared_homes.py).
 pytestmark = [
-    pytest.mark.xdist_group("test_mcp"),
     pytest.mark.slow(seconds=60),
     pytest.mark.skipif(
         NODE is None or shutil.which("npx") is None,
@@ -62,8 +61,8 @@ EXTRA: dict[str, dict[str, object]] = {
 
 
 @pytest.fixture(scope="module")
-def kb(tmp_path_factory, instance):
-    return built_home(tmp_path_factory, instance)
+def kb(notes_home):
+    return notes_home
 
 
 @pytest.fixture(scope="module")

@@ -26,9 +26,6 @@ from home_sets import (
 
 from ragbag.apps.eval.persona_b import DATA, KINDS, SOURCES, generate
 
-# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
-pytestmark = pytest.mark.xdist_group("test_persona_b")
-
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):

@@ -23,9 +23,6 @@ from home_sets import (
 
 from ragbag.apps.eval.personal_set import KINDS, SOURCES, generate
 
-# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
-pytestmark = pytest.mark.xdist_group("test_personal_eval")
-
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):

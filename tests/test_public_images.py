@@ -40,7 +40,6 @@ from ragbag.text.ocr import CACHE_FORMAT, Cache, Lines, content_key, open_image
 from ragbag.text.unreadable import Unreadable
 
 pytestmark = [
-    pytest.mark.xdist_group("public_images"),  # one worker: each image is recognised once
     pytest.mark.filterwarnings("ignore::UserWarning:PIL.TiffImagePlugin"),  # damaged EXIF, on purpose
 ]
 

@@ -129,7 +129,6 @@ def _not_blank(png: Path) -> None:
 
 
 @pytest.mark.slow(seconds=120)
-@pytest.mark.xdist_group("test_serve")
 def test_search_page_security_search_read_ask_and_refresh(home, tmp_path):
     notes = write(tmp_path / "notes", NOTES)
     work = write(tmp_path / "work", WORK)

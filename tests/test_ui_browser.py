@@ -1,10 +1,11 @@
-"""The Dagster UI in a real (headless Chromium) browser, over a home with two built sources.
+"""The Dagster UI in a real (headless Chromium) browser, over a home with two built sources: the
+suite's one `dagster dev`.
 
 `dagster dev` runs on loopback against a temp RAGBAG_HOME holding sample/docs (files) and
-sample/code (code), both built through the CLI. The test checks over GraphQL that assets,
-partitions, checks, pools, freshness, schedules and sensors are there (and running), launches a
-backfill of the files connector the way the UI's "Materialize all" does and waits for the daemon
-to finish it, then opens the asset graph and a partitioned asset's page in Chromium and saves
+sample/code (code), both built through the CLI. The test checks over GraphQL that assets, the
+chain's order, the CLI's runs, partitions, checks, pools, freshness, schedules and sensors are
+there (and running), launches a backfill of the files connector the way the UI's "Materialize
+all" does and waits for the daemon to finish it, then opens the asset graph and a partitioned asset's page in Chromium and saves
 screenshots. Chromium comes from Debian (`make browser`); Playwright only drives it.
 """
 
@@ -116,12 +117,13 @@ def _check_graphql(port: int) -> None:
         port,
         """{
       assetNodes {
-        assetKey { path } partitionKeys groupName pools
+        assetKey { path } partitionKeys groupName pools dependencyKeys { path }
         backfillPolicy { policyType }
         internalFreshnessPolicy { __typename ... on TimeWindowFreshnessPolicy { failWindowSeconds warnWindowSeconds } }
         assetChecksOrError { ... on AssetChecks { checks { name blocking } } }
         assetPartitionStatuses { ... on DefaultPartitionStatuses { materializedPartitions } }
       }
+      runsOrError { ... on Runs { results { jobName status tags { key value } } } }
       repositoriesOrError { ... on RepositoryConnection { nodes {
         sensors { name sensorState { status } }
         schedules { name cronSchedule scheduleState { status } }
@@ -145,9 +147,19 @@ def _check_graphql(port: int) -> None:
             assert n["backfillPolicy"]["policyType"] == "SINGLE_RUN"
             checks = n["assetChecksOrError"]["checks"]
             assert {c["name"] for c in checks} == names and all(c["blocking"] for c in checks)
+        # The chain, in order: bm25 (the publish step) after the graph, the graph after the vectors.
+        assert nodes[f"{connector}/bm25"]["dependencyKeys"] == [{"path": [connector, "graph"]}]
+        assert nodes[f"{connector}/graph"]["dependencyKeys"] == [{"path": [connector, "embeddings"]}]
         fresh = nodes[f"{connector}/bm25"]["internalFreshnessPolicy"]
         assert fresh["__typename"] == "TimeWindowFreshnessPolicy"
         assert fresh["failWindowSeconds"] == 2 * 3600 + 1800  # hourly refresh: two missed + grace
+    # The CLI's builds are runs of the shared instance, tagged as the CLI's.
+    runs = data["runsOrError"]["results"]
+    for job in ("build_files", "build_code"):
+        assert any(
+            r["jobName"] == job and r["status"] == "SUCCESS" and {"key": "ragbag/trigger", "value": "cli"} in r["tags"]
+            for r in runs
+        ), runs
     repo = data["repositoriesOrError"]["nodes"][0]
     sensors = {s["name"]: s["sensorState"]["status"] for s in repo["sensors"]}
     assert sensors == {

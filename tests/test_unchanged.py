@@ -10,14 +10,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import dagster as dg
-import pytest
 from conftest import build_in_process, cli, cli_json, write
 
 from ragbag.build import changes, ingest
 from ragbag.core.home import Home
 from ragbag.index import published
-
-pytestmark = pytest.mark.xdist_group("unchanged")
 
 DOCS = {
     "lisbon.md": "# Lisbon\n\nThe gate code in Lisbon is 4711.\n",

@@ -18,8 +18,6 @@ from ragbag.core.home import Home
 from ragbag.core.records import Span
 from ragbag.search import query
 
-pytestmark = pytest.mark.xdist_group("versions")
-
 V1 = "# Plan\n\nThe meeting point is the old lighthouse at dawn.\n"
 V2 = "# Plan\n\nThe meeting point is the red harbour crane at noon.\n"
 V3 = "# Plan\n\nThe meeting point is the train station clock at midnight.\n"

@@ -30,9 +30,8 @@ from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.text import pdf_boxes
 
-# One worker builds this module's home once and runs its tests in order (`make test` runs
-# `--dist loadgroup`): two of them move or overwrite the PDF for a while.
-pytestmark = pytest.mark.xdist_group("visual_citations")
+# The module runs on one worker, its tests in order (`make test`: --dist loadfile): two of them
+# move or overwrite the PDF for a while.
 
 FONT, LEADING, LEFT, TOP, GLYPH = 10, 14, 72, 740, 6.0  # Courier: 600/1000 em per glyph
 ROWS = ["apple", "pear", "plum", "quince", "cherry", "medlar", "damson", "greengage"]

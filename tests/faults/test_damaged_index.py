@@ -20,9 +20,6 @@ from ragbag.core.home import Home
 from ragbag.index import published
 from ragbag.search import query
 
-# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
-pytestmark = pytest.mark.xdist_group("test_damaged_index")
-
 NOTES = {
     "lisbon.md": "# Lisbon\n\nThe gate code in Lisbon is 4711.\n",
     "bread.md": "# Sourdough\n\nFeed the starter twice a day.\n",

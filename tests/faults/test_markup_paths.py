@@ -12,8 +12,6 @@ from __future__ import annotations
 import pytest
 from conftest import cli, cli_json, write
 
-pytestmark = pytest.mark.xdist_group("test_markup_paths")
-
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory):

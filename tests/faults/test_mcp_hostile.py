@@ -22,9 +22,6 @@ from conftest import RAGBAG, cli, strict_json, write
 from figures import record
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
-pytestmark = pytest.mark.xdist_group("test_mcp_hostile")
-
 SECRET = "SENTINEL-OUTSIDE-7f3c9a"  # in a file next to the source folder, never indexed
 BAIT = "a" * 5000 + "!"  # (a+)+$ backtracks on this until the time limit
 CATASTROPHIC = r"(a+)+$"

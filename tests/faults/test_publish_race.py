@@ -27,9 +27,6 @@ from ragbag.index import published as published_index
 from ragbag.index.store import Store
 from ragbag.search import query, snapshot
 
-# One worker builds this module's home once (`make test` runs `--dist loadgroup`).
-pytestmark = pytest.mark.xdist_group("test_publish_race")
-
 LISBON = "# Lisbon\n\nThe gate code in Lisbon is {code}.\n"
 
 

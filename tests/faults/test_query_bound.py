@@ -22,8 +22,6 @@ from ragbag.core.home import Home
 from ragbag.search import query
 from ragbag.search.request import MAX_QUERY_CHARS
 
-pytestmark = pytest.mark.xdist_group("test_query_bound")
-
 LONG = ("gate code lisbon " * 1765)[:30_000]
 SAYS = f"the query is 30,000 characters long; the most is {MAX_QUERY_CHARS:,}"
 

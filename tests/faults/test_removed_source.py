@@ -25,8 +25,6 @@ from ragbag.answer.tools import Tools
 from ragbag.core.home import Home
 from ragbag.search import query, snapshot
 
-pytestmark = pytest.mark.xdist_group("test_removed_source")
-
 QUERY = "tomatoes beside the shed"
 
 

@@ -25,8 +25,6 @@ from pathlib import Path
 import pytest
 from conftest import RAGBAG, strict_json
 
-pytestmark = pytest.mark.xdist_group("test_terminal_escapes")
-
 ESC = "\x1b"
 EVIL = (
     f"{ESC}]0;PWNED-TITLE\x07{ESC}]2;PWNED2{ESC}\\{ESC}[2J{ESC}]52;c;cHduZWQ=\x07"
