@@ -44,20 +44,20 @@ TEST_WORKERS ?= 2
 test: setup browser postgres inspector check
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
-# Lint, format and types (the import layers are a test: tests/test_layers.py). Part of `make test`.
+# Lint, format and types (the import layers are a test: tests/unit/test_layers.py). Part of `make test`.
 check: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# Headless Chromium (Debian package) + Playwright's Python driver, for tests/test_ui_browser.py;
+# Headless Chromium (Debian package) + Playwright's Python driver, for tests/browser/test_ui_browser.py;
 # matplotlib for notebooks/explore.ipynb.
 browser: setup
 	@test -x "$(CHROMIUM)" || $(SUDO) apt-get install -y chromium || \
 	  { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
 	@$(BIN)/python -c "import playwright, matplotlib" 2>/dev/null || $(BIN)/pip install -q playwright matplotlib
 
-# Debian's PostgreSQL server binaries (initdb, pg_ctl) for tests/test_scale_out.py, which starts a
+# Debian's PostgreSQL server binaries (initdb, pg_ctl) for tests/e2e/test_scale_out.py, which starts a
 # throwaway cluster of its own on a Unix socket (as `nobody` when root); it uses no system service.
 PG_INITDB := $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb))
 postgres:
@@ -65,7 +65,7 @@ postgres:
 	  { $(SUDO) apt-get update && $(SUDO) apt-get install -y postgresql; }
 
 # The MCP Inspector's CLI (npm), a third-party MCP client on the reference TypeScript SDK that
-# tests/test_mcp_inspector.py drives `ragbag mcp` with: the versions tests/inspector/package-lock.json
+# tests/e2e/test_mcp_inspector.py drives `ragbag mcp` with: the versions tests/inspector/package-lock.json
 # pins, installed into the git-ignored $(NPM_PREFIX) (where the test looks), again when the lock
 # changes. It needs node >= 20: the package declares >= 22.19 (hence --engine-strict=false), but
 # its CLI runs on 20; Debian 12's node 18 cannot run it. Without npm nothing is installed and the
@@ -76,7 +76,7 @@ $(NPM_PREFIX)/node_modules/.package-lock.json: tests/inspector/package.json test
 	@if command -v npm >/dev/null; then \
 	  mkdir -p "$(NPM_PREFIX)" && cp tests/inspector/package.json tests/inspector/package-lock.json "$(NPM_PREFIX)/" && \
 	  npm ci --prefix "$(NPM_PREFIX)" --ignore-scripts --engine-strict=false --no-audit --no-fund --loglevel=error; \
-	else echo "npm not found: tests/test_mcp_inspector.py will skip (it needs node >= 20 and npm)"; fi
+	else echo "npm not found: tests/e2e/test_mcp_inspector.py will skip (it needs node >= 20 and npm)"; fi
 
 # The Dagster UI over the demo home (or RAGBAG_HOME=... make ui), bound to loopback; umask 077 so
 # the webserver's and daemon's own files (run history, schedules) are owner-only like the rest.

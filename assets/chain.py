@@ -150,7 +150,7 @@ def connector_chain(
                     held_from = time.time()
                     result = _materialize(context, home)
                     # When this step wrote the shared tables: inside the lock, so the spans of
-                    # steps of concurrent builds never overlap (tests/test_platform.py holds it).
+                    # steps of concurrent builds never overlap (tests/e2e/test_platform.py holds it).
                     lock = {"waited_s": round(waited, 3), "from": held_from, "to": time.time()}
                     metadata = {**(result.metadata or {}), "writers_lock": dg.MetadataValue.json(lock)}
                     return result._replace(metadata=metadata)

@@ -4,7 +4,7 @@ Dagster's public API has no cron iterator, no cron validator, no way to make an 
 steps honour run interrupts, and no way to forget a deleted run's cached latest
 materialisation. These come from ``dagster._*`` modules, which can change in any release; the
 version is pinned in pyproject.toml, and this is the only module that imports them
-(tests/test_layers.py fails on any other), so an upgrade has one file to check.
+(tests/unit/test_layers.py fails on any other), so an upgrade has one file to check.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The mutation fuzzer's longer setting (issue 31): more rounds of every mutation kind over every
-real-world fixture, several seeds. The suite runs one round with one seed (tests/test_fuzz.py);
+real-world fixture, several seeds. The suite runs one round with one seed (tests/connectors/test_fuzz.py);
 this is the run whose figures docs/reliability.md quotes.
 
     .venv/bin/python benchmarks/fuzz_bench.py --rounds 10 --seeds 1,2,3

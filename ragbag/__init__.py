@@ -2,7 +2,7 @@
 
 The engine in layers, bottom-up: ``core`` → ``text``, ``models`` → ``index`` → ``connectors`` →
 ``build``, ``search`` → ``answer`` → ``assets`` → ``pipelines`` → ``apps`` (docs/architecture.md;
-tests/test_layers.py holds every import to it). Dagster lives in ``assets``, ``pipelines`` and
+tests/unit/test_layers.py holds every import to it). Dagster lives in ``assets``, ``pipelines`` and
 ``apps`` only; the connectors, assets and pipelines install here from the checkout's top-level
 folders.
 """

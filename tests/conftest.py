@@ -17,6 +17,10 @@ from ragbag.assets.chain import RagbagHome, connector_chain, partitions_for
 from ragbag.core.home import Home
 
 RAGBAG = str(Path(sys.executable).parent / "ragbag")
+# Where things are, for test modules in any folder under tests/.
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+FIXTURES = TESTS / "fixtures"
 
 
 def _shared_engine_folder() -> str:
@@ -46,6 +50,10 @@ CHROMIUM_ARGS = [
 ]
 
 
+# Each kind of test in its folder, and marked by it: `pytest -m unit`, `-m "not browser"`.
+FOLDERS = ("unit", "connectors", "e2e", "faults", "browser")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Whole modules, heaviest first. `make test` runs ``--dist loadfile --no-loadscope-reorder``:
     each module goes to one xdist worker, so a module-scoped home is built once (the suite's
@@ -60,6 +68,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
     weight: dict[str, float] = {}
     for item in items:
+        folder = item.path.parent.name  # tests/<folder>/test_x.py: its folder is its marker
+        if folder in FOLDERS:
+            item.add_marker(folder)
         weight[item.nodeid.split("::", 1)[0]] = weight.get(item.nodeid.split("::", 1)[0], 0.0) + seconds(item)
     items.sort(key=lambda item: -weight[item.nodeid.split("::", 1)[0]])
 
@@ -249,7 +260,7 @@ def assert_searchable(home: Home, expect: dict[str, tuple[str, str]]) -> None:
     out = subprocess.run(
         [sys.executable, "-c", code, json.dumps(expect)],
         env=platform_env(home),
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,

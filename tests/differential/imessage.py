@@ -6,7 +6,7 @@ before macOS 10.13), not a tapback (``associated_message_type`` 2000–3007) nor
 (``item_type`` ≠ 0), with text in its ``text`` column. The sender is ``Me`` for the owner's
 messages, else the handle's id. It shares no code with the connector (the ``attributedBody``
 decoding is the connector's own and is checked against imessage-exporter's blobs in
-tests/test_realworld.py).
+tests/connectors/test_realworld.py).
 
 Checks, per reference message: ``count`` (ragbag's windows hold as many message lines as the
 reference has messages, per file), ``times`` (a line of the message's UTC minute is in ragbag's

@@ -7,7 +7,7 @@ reference, compared per file. Prints the agreement table the corpus README keeps
 Each ``tests/differential/<connector>.py`` module defines ``CONNECTOR``, ``units()``,
 ``compare(path) -> Outcome`` and ``EXPLAINED`` (see ``common.py``). A file whose ragbag read
 raises is a source-level failure; a disagreement not in ``EXPLAINED`` is unexplained. Both must
-be zero (``tests/test_differential.py``).
+be zero (``tests/connectors/test_differential.py``).
 """
 
 from __future__ import annotations

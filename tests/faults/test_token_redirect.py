@@ -6,7 +6,7 @@ path without the token. It used to echo the path as it came, so ``//evil.example
 answered ``Location: //evil.example/``, which a browser follows to another host. Every
 Location must be a path here: what a browser makes of it (backslashes read as slashes, tabs
 and newlines dropped) must resolve to this server's own origin. Driven through the guard with
-tests/test_serve.py's in-process helper, then once over HTTP against ``ragbag serve``.
+tests/browser/test_serve.py's in-process helper, then once over HTTP against ``ragbag serve``.
 """
 
 from __future__ import annotations

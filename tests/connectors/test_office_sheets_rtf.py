@@ -21,13 +21,14 @@ from xml.etree import ElementTree
 
 import openpyxl
 import pytest
+from conftest import FIXTURES
 
 from ragbag.text import office
 from ragbag.text.extract import PAGE_BREAK
 from ragbag.text.office import office_text
 from ragbag.text.unreadable import Unreadable
 
-FILES = Path(__file__).resolve().parent / "fixtures" / "public" / "files"
+FILES = FIXTURES / "public" / "files"
 PUBLIC = sorted(p for d in ("openpyxl", "calamine", "striprtf") for p in (FILES / d).iterdir())
 UNREADABLE = {  # file: what the reason must say
     "openpyxl__tests__data__reader__null_archive.xlsx": "no item named",  # an empty zip

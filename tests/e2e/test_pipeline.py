@@ -8,10 +8,9 @@ import os
 import subprocess
 import sys
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
-from conftest import materialize_source, write
+from conftest import ROOT, materialize_source, write
 
 from ragbag.assets.chain import ALLOW_EMPTY_TAG
 from ragbag.build.retention import remove
@@ -191,7 +190,7 @@ def test_a_small_batch_of_passages_is_embedded_without_importing_torch():
         capture_output=True,
         text=True,
         timeout=300,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=ROOT,
     )
     assert out.returncode == 0, out.stderr[-3000:]
 

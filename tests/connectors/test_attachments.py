@@ -12,14 +12,14 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from conftest import build_in_process, cli, split_read
+from conftest import FIXTURES, build_in_process, cli, split_read
 
 from ragbag.connectors import mail
 from ragbag.core.records import Document, ReadError, doc_id_for
 from ragbag.index.store import Store
 from ragbag.text import ocr
 
-PUBLIC = Path(__file__).parent / "fixtures" / "public"
+PUBLIC = FIXTURES / "public"
 DOCX = PUBLIC / "files" / "python-docx" / "features__steps__test_files__par-known-paragraphs.docx"
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 

@@ -20,11 +20,10 @@ from pathlib import Path
 import dagster as dg
 import pytest
 import yaml
-from conftest import TWO_SOURCES_QUERIES, assert_searchable, cli, platform_env, two_sources
+from conftest import ROOT, TWO_SOURCES_QUERIES, assert_searchable, cli, platform_env, two_sources
 
 from ragbag.assets.chain import POOL, STAGES
 
-ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
 

@@ -8,8 +8,8 @@ import ast
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 # Bottom-up. A layer may import the layers below it; layers of one rank are siblings that never
 # import each other.
 LAYERS: dict[str, int] = {

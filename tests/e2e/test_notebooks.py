@@ -9,11 +9,8 @@ from pathlib import Path
 
 import dagster as dg
 import nbformat
-from conftest import materialize_source
+from conftest import ROOT, materialize_source
 from nbclient import NotebookClient
-
-ROOT = Path(__file__).resolve().parent.parent
-
 
 PLAN = [
     "# Plan\n\nThe meeting point is the old lighthouse at dawn.\n",

@@ -8,11 +8,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 from ragbag.connectors import calendar
 from ragbag.core.records import Document, ReadError
 
-PUBLIC = Path(__file__).parent / "fixtures" / "public" / "calendar"
+PUBLIC = FIXTURES / "public" / "calendar"
 
 
 def read(path: Path) -> tuple[dict[str, Document], list[ReadError]]:
@@ -248,7 +249,7 @@ def test_a_structural_line_that_swallowed_the_next_lines_is_reported(tmp_path):
     other characters: ``END:VALARM`` ran into ``END:VEVENT`` and ``BEGIN:VEVENT``. The line was
     mended to END:VALARM and the rest dropped, so the file held one event where it had two, and
     the count of its components agreed: no error. A mend that drops text is now reported."""
-    source = Path(__file__).parent / "fixtures" / "realworld" / "calendar" / "ical.js" / "component.ics"
+    source = FIXTURES / "realworld" / "calendar" / "ical.js" / "component.ics"
     text = source.read_text()
     assert len(read(source)[0]) == 2
     (tmp_path / "component.ics").write_text(

@@ -5,7 +5,7 @@ started as a subprocess, and the URL it prints is used as a user would. Over HTT
 security model refuses (no token, a wrong token, a foreign Host, a foreign Origin or a
 cross-site POST: 403, no CORS header ever) and what it answers (the token becomes an HttpOnly
 SameSite=Strict cookie, strict JSON, a bad filter as its one-line message, paging,
-Server-Timing). In Chromium (Debian's, driven by Playwright like tests/test_ui_browser.py):
+Server-Timing). In Chromium (Debian's, driven by Playwright like tests/browser/test_ui_browser.py):
 search as you type with a source facet, the keyboard down to a hit and Enter, the document
 opened with the hit marked and scrolled into view, document text with markup in it shown as
 text, a question answered with a citation chip that opens its passage, and "Refresh now"

@@ -7,14 +7,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
-from conftest import cli, cli_json, write
+from conftest import ROOT, cli, cli_json, write
 
 from ragbag import connectors
 from ragbag.core import plugins
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "example_connector"
+EXAMPLE = ROOT / "docs" / "example_connector"
 
 
 def test_built_ins_are_registered_the_way_plugins_are():

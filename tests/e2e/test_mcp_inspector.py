@@ -1,6 +1,6 @@
 """`ragbag mcp` driven by a third-party client: the MCP Inspector's CLI.
 
-tests/test_mcp.py talks to the server through the Python SDK the server is built on, so a mistake
+tests/e2e/test_mcp.py talks to the server through the Python SDK the server is built on, so a mistake
 the two share would pass it. The Inspector runs on the reference TypeScript SDK: it lists what
 the server offers, reads resources, gets prompts and calls tools as a Node client does, and it
 checks every tool result's structured content against the tool's output schema with a validator
@@ -20,14 +20,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import RAGBAG
+from conftest import RAGBAG, ROOT
 from shared_homes import DOCS
 
 from ragbag.answer.tool_specs import SPECS
 from ragbag.apps import mcp_prompts
 from ragbag.core.home import Home
 
-ROOT = Path(__file__).resolve().parent.parent
 INSPECTOR = ROOT / ".work" / "npm" / "node_modules" / ".bin" / "inspector"
 NODE = shutil.which("node")
 

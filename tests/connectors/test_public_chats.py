@@ -16,12 +16,13 @@ from __future__ import annotations
 import csv
 import json
 from datetime import datetime
-from pathlib import Path
+
+from conftest import FIXTURES
 
 from ragbag.connectors import chatgpt, claude, wechat
 from ragbag.core.records import Document, ReadError
 
-PUBLIC = Path(__file__).parent / "fixtures" / "public"
+PUBLIC = FIXTURES / "public"
 CLAUDE_00 = PUBLIC / "claude/polylogue/polylogue__schemas__providers__claude-ai__representatives__sample-00.json"
 GPT_00 = PUBLIC / "chatgpt/polylogue/polylogue__schemas__providers__chatgpt__representatives__sample-00.json"
 

@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 from ragbag.connectors import files
 from ragbag.core.records import Document, ReadError
@@ -43,7 +44,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::UserWarning:PIL.TiffImagePlugin"),  # damaged EXIF, on purpose
 ]
 
-IMAGES = Path(__file__).resolve().parent / "fixtures" / "public" / "images"
+IMAGES = FIXTURES / "public" / "images"
 EXPECTED: dict[str, dict] = json.loads((IMAGES / "expected.json").read_text(encoding="utf-8"))
 EXIF = sorted(k for k, v in EXPECTED.items() if "taken" in v)
 PDFS = sorted(k for k in EXPECTED if k.endswith(".pdf"))

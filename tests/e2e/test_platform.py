@@ -1,6 +1,6 @@
 """Running ragbag as a data platform: privacy of the Dagster home, the LanceDB pool, freshness,
 backfills over a connector's sources, two sources built at once, the multiprocess executor
-(Postgres storage and the Dask executor: tests/test_scale_out.py)."""
+(Postgres storage and the Dask executor: tests/e2e/test_scale_out.py)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,11 @@ from pathlib import Path
 import dagster as dg
 import pytest
 import yaml
-from conftest import TWO_SOURCES_QUERIES, assert_searchable, platform_env, two_sources
+from conftest import ROOT, TWO_SOURCES_QUERIES, assert_searchable, platform_env, two_sources
 
 from ragbag.assets.chain import STAGES
 from ragbag.build.checks import BY_STAGE
 
-ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
 

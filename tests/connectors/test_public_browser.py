@@ -15,12 +15,13 @@ from __future__ import annotations
 import shutil
 import sqlite3
 from datetime import UTC, datetime
-from pathlib import Path
+
+from conftest import FIXTURES
 
 from ragbag.connectors import browser, imessage
 from ragbag.core.records import Document, ReadError
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = FIXTURES
 PUBLIC = FIXTURES / "public" / "browser"
 PLASO_SAFARI = PUBLIC / "plaso" / "test_data__safari__History.db"
 ARTEMIS_SAFARI = PUBLIC / "artemis" / "forensics__tests__test_data__browser__safari__History.db"

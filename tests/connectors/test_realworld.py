@@ -7,7 +7,7 @@ precisely) and the case is a strict xfail: it starts failing the day the defect 
 mark is removed and the expectation then guards the fix. Expectations are never loosened to
 make a case pass.
 
-``python tests/test_realworld.py`` prints the per-connector summary table kept in the corpus
+``python tests/connectors/test_realworld.py`` prints the per-connector summary table kept in the corpus
 README.
 """
 
@@ -20,10 +20,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES, ROOT
 
-ROOT = Path(__file__).resolve().parent / "fixtures" / "realworld"
-EXPECTATIONS: dict[str, dict] = json.loads((ROOT / "expectations.json").read_text(encoding="utf-8"))
-BLOBS = ROOT / "imessage" / "imessage-exporter"
+REALWORLD = FIXTURES / "realworld"
+EXPECTATIONS: dict[str, dict] = json.loads((REALWORLD / "expectations.json").read_text(encoding="utf-8"))
+BLOBS = REALWORLD / "imessage" / "imessage-exporter"
 
 
 def read(connector: str, path: Path) -> tuple[list, list]:
@@ -57,7 +58,7 @@ def _meta_has(doc, key, value) -> bool:
 
 def failures(rel: str, exp: dict) -> list[str]:
     """What differs between the expectation for ``rel`` and a read of it (empty: all good)."""
-    docs, errors = read(exp["connector"], ROOT / rel)
+    docs, errors = read(exp["connector"], REALWORLD / rel)
     out = []
     # A mail's attachments are documents (and reports) of their own: held to their own count,
     # none where the expectation names none, so the message counts below stay the messages'.
@@ -107,7 +108,7 @@ def _cases():
 def test_every_fixture_has_an_expectation():
     """No file of the corpus escapes the comparison (the raw attributedBody blobs are read by
     the chat.db tests below, the README and expectations are not data)."""
-    files = {p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*") if p.is_file()}
+    files = {p.relative_to(REALWORLD).as_posix() for p in REALWORLD.rglob("*") if p.is_file()}
     files -= {"README.md", "expectations.json"}
     files = {f for f in files if not f.startswith("imessage/imessage-exporter/")}
     assert files == set(EXPECTATIONS)
@@ -123,7 +124,7 @@ def test_realworld_file(rel):
 def test_folder_read_equals_file_reads(connector):
     """Reading a connector's whole part of the corpus as one folder gives, per document, what
     reading each file alone gives: nothing one file holds changes how another is read."""
-    folder = ROOT / connector
+    folder = REALWORLD / connector
     whole, _ = read(connector, folder)
     alone = {}
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
@@ -141,7 +142,7 @@ def _chat_db_with_blobs(tmp_path: Path, names: list[str]) -> Path:
     """plaso's chat.db (a real macOS database) with one message per blob added to its first
     chat, text NULL and the blob as attributedBody, a minute apart (one window)."""
     db = tmp_path / "chat.db"
-    shutil.copy(ROOT / "imessage" / "plaso" / "imessage_chat.db", db)
+    shutil.copy(REALWORLD / "imessage" / "plaso" / "imessage_chat.db", db)
     con = sqlite3.connect(db)
     cols = [r[1] for r in con.execute("PRAGMA table_info(message)")]
     template = dict(zip(cols, con.execute("SELECT * FROM message WHERE ROWID = 1").fetchone()))
@@ -198,7 +199,7 @@ def summary() -> str:
     """Per connector: files, records in the source, documents and errors read (today)."""
     rows: dict[str, list[int]] = {}
     for rel, exp in sorted(EXPECTATIONS.items()):
-        docs, errors = read(exp["connector"], ROOT / rel)
+        docs, errors = read(exp["connector"], REALWORLD / rel)
         r = rows.setdefault(exp["connector"], [0, 0, 0, 0, 0, 0])
         r[0] += 1
         r[1] += exp["records_in_source"]
@@ -216,5 +217,5 @@ def summary() -> str:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(ROOT))
     print(summary())

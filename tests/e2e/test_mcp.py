@@ -2,7 +2,7 @@
 
 The client checks every successful tool result's structured content against the output schema
 the tool declared (and refuses the result when it does not match), so each call below is also a
-test of that tool's ``returns``; ``tests/test_mcp_inspector.py`` does the same with a client on
+test of that tool's ``returns``; ``tests/e2e/test_mcp_inspector.py`` does the same with a client on
 the TypeScript SDK.
 """
 

@@ -12,13 +12,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 from ragbag.build.ingest import _document_rows
 from ragbag.connectors import code, files
 from ragbag.core.records import Document, ReadError
 from ragbag.text import documents
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = FIXTURES
 PUBLIC = FIXTURES / "public" / "files"
 HTML = FIXTURES / "realworld" / "files" / "readability" / "001.html"
 

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import cli, cli_json, write
+from conftest import ROOT, cli, cli_json, write
 
 from ragbag.apps.eval import datasets as evaluate
 
@@ -140,7 +140,7 @@ def test_eval_cli_scores_a_home_set_per_query_kind(home, tmp_path):
 
 
 # The shared evaluation data sits beside the repository (../shared/eval, see its README).
-EVAL_DATA = Path(os.environ.get("RAGBAG_EVAL_DIR", Path(__file__).resolve().parents[2] / "shared" / "eval"))
+EVAL_DATA = Path(os.environ.get("RAGBAG_EVAL_DIR", ROOT.parent / "shared" / "eval"))
 # The guard's own figure: default hybrid nDCG@10 on MSMARCO_SUBSET (recorded in
 # benchmarks/README.md, "Search on personal data", beside the whole set's 0.807).
 MSMARCO_HYBRID = 0.812

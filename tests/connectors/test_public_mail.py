@@ -14,11 +14,12 @@ from email import policy
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 from ragbag import connectors
 from ragbag.core.records import Document, ReadError
 
-PUBLIC = Path(__file__).resolve().parent / "fixtures" / "public" / "mail"
+PUBLIC = FIXTURES / "public" / "mail"
 
 
 def read(path: Path) -> tuple[list[Document], list[ReadError]]:

@@ -21,11 +21,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import CHROMIUM, CHROMIUM_ARGS, cli, listening_addresses, stop_group
+from conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, cli, listening_addresses, stop_group
 
 from ragbag.assets.chain import STAGES
 
-ROOT = Path(__file__).resolve().parent.parent
 DAGSTER = str(Path(sys.executable).parent / "dagster")
 # Started in a new session with default SIGINT/SIGTERM: a parent that was itself started with `&`
 # leaves SIGINT ignored, and `dagster dev` would then outlive the test.
