@@ -1,10 +1,11 @@
-"""The asset chain of one connector, partitioned by source name.
+"""The asset chain of one connector, partitioned by source name: one asset per row of the stage
+table (``ragbag.build.stages``: keys, order, code versions, kinds, checks and what each runs).
 
 ``documents`` reads the source; ``chunks``, ``embeddings``, ``graph`` and ``bm25`` follow
 eagerly. Every asset returns counts, errors, a preview and the LanceDB table version as
 metadata. ``bm25`` is the publish step (``ragbag.build.publish``): it builds the keyword index
 and ships it with the graph the stage before staged, as the version search reads. Its key
-stays ``bm25`` (see ``PUBLISH``).
+stays ``bm25`` (see ``stages.PUBLISH``).
 """
 
 import time
@@ -19,49 +20,21 @@ import dagster as dg
 from ragbag.assets.dagster_internals import cron_string_iterator
 from ragbag.assets.pool import POOL
 from ragbag.assets.resources import RagbagHome
-from ragbag.build import checks, chunk, early, embed, graph_stage, ingest, publish
+from ragbag.build import stages
 from ragbag.core import leases
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
-from ragbag.index import graph
-from ragbag.index.published import home_model
 from ragbag.index.store import Store
 
-# The publish step's asset key. It says bm25 because the keyword index was once all the last
-# stage built; it is kept because asset keys are what users name (run history in the UI,
-# `key:files/bm25` selections, the freshness policy, docs/operations.md), and renaming it would
-# orphan every materialisation recorded under it.
-PUBLISH = "bm25"
-STAGES = ("documents", "chunks", "embeddings", "graph", PUBLISH)
+PUBLISH = stages.PUBLISH
 # A backfill over a connector's sources (partition range) is one run; each stage then iterates
 # context.partition_keys. `dagster asset materialize --partition-range` requires single_run.
 BACKFILL_POLICY = dg.BackfillPolicy.single_run()
-# The run tag of a build allowed to empty its source (`ragbag build NAME --allow-empty`; a launch
-# from the UI may carry it too): see ragbag.build.ingest.
-ALLOW_EMPTY_TAG = "ragbag/allow-empty"
 # A step logs its wait for the writers' lock only from this long: each log line is an event the
 # instance stores, and a refresh pays for every event of every step (benchmarks/README.md).
 LOCK_WAIT_WORTH_SAYING = 1.0
-# Bump when a stage's output for the same input changes, so the UI marks what became stale.
-CODE_VERSIONS = {
-    "documents": "1",
-    "chunks": chunk.CHUNKER_VERSION,
-    "embeddings": "1",
-    "graph": graph.FORMAT_VERSION,
-    "bm25": "1",
-}
-
-
-# A stage: the store, home and source it builds, and the run's tags (what the run was asked).
-Stage = Callable[[Store, Home, Source, Mapping[str, str]], dict]
-
-KINDS = {
-    "documents": {"lancedb"},
-    "chunks": {"lancedb"},
-    "embeddings": {"lancedb"},
-    "graph": {"faiss"},
-    "bm25": {"bm25s"},
-}
+# Who to ask about an asset, as the UI shows it: the project, not a person.
+OWNERS = ["team:ragbag"]
 
 
 def partitions_for(connector: str) -> dg.DynamicPartitionsDefinition:
@@ -104,15 +77,15 @@ def connector_chain(
     search reads), so the UI flags a connector whose index has not been refreshed on time."""
     partitions = partitions_for(connector)
 
-    def make(stage: str, upstream: "str | None", run: Stage, doc: str):
-        key = dg.AssetKey([connector, stage])
+    def make(stage: stages.Stage) -> dg.AssetsDefinition:
         # Partitioned checks are a Dagster preview and backfill_policy is beta; we rely on both.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", dg.PreviewWarning)
             warnings.simplefilter("ignore", dg.BetaWarning)
-            return _define(key, stage, upstream, run, doc)
+            return _define(stage)
 
-    def _define(key: dg.AssetKey, stage: str, upstream: "str | None", run: Stage, doc: str) -> dg.AssetsDefinition:
+    def _define(stage: stages.Stage) -> dg.AssetsDefinition:
+        key = dg.AssetKey([connector, stage.key])
         specs = [
             dg.AssetCheckSpec(
                 fn.__name__,
@@ -121,23 +94,24 @@ def connector_chain(
                 partitions_def=partitions,
                 description=(fn.__doc__ or fn.__name__).strip().splitlines()[0],
             )
-            for fn in checks.BY_STAGE[stage]
+            for fn in stage.checks
         ]
 
         @dg.asset(
-            name=stage,
+            name=stage.key,
             key_prefix=[connector],
             check_specs=specs,
             partitions_def=partitions,
-            deps=[dg.AssetKey([connector, upstream])] if upstream else None,
+            deps=[dg.AssetKey([connector, stage.upstream])] if stage.upstream else None,
             group_name=connector,
-            code_version=CODE_VERSIONS[stage],
-            automation_condition=dg.AutomationCondition.eager() if upstream else None,
-            kinds=KINDS[stage],
-            description=doc,
+            code_version=stage.code_version,
+            automation_condition=dg.AutomationCondition.eager() if stage.upstream else None,
+            kinds=set(stage.kinds),
+            owners=OWNERS,
+            description=stage.description,
             pool=POOL,
             backfill_policy=BACKFILL_POLICY,
-            freshness_policy=freshness if stage == PUBLISH else None,
+            freshness_policy=freshness if stage.key == PUBLISH else None,
         )
         def _asset(context: dg.AssetExecutionContext, ragbag: RagbagHome) -> dg.MaterializeResult:
             home = ragbag.home()
@@ -158,17 +132,16 @@ def connector_chain(
         def _materialize(context: dg.AssetExecutionContext, home: Home) -> dg.MaterializeResult:
             keys = list(context.partition_keys)
             if len(keys) == 1:  # a build, refresh or sensor run: exactly one source
-                source = _source(home, keys[0], connector)
-                store = Store(home.lance_uri)
+                build = _begin(home, keys[0], context.run.tags)
                 try:
-                    report = run(store, home, source, context.run.tags)
+                    report = stage.run(build)
                 except RagbagError as e:
                     raise dg.Failure(description=str(e)) from None
                 for err in report.get("errors", []):
                     context.log.warning(f"{err['uri']}: {err['error']}")
                 results = []
-                for fn in checks.BY_STAGE[stage]:
-                    c = fn(store, home, source)
+                for fn in stage.checks:
+                    c = fn(build.store, home, build.source)
                     results.append(
                         dg.AssetCheckResult(
                             check_name=c.name,
@@ -178,63 +151,22 @@ def connector_chain(
                         )
                     )
                 return dg.MaterializeResult(metadata=_metadata(report), check_results=results)
-            return _backfill_step(context, home, keys, stage, run)
+            return _backfill_step(context, home, keys, stage, _begin)
 
         return _asset
 
-    return [
-        make(
-            "documents",
-            None,
-            lambda st, h, s, tags: ingest.ingest(
-                st, h, s, module.read, allow_empty=tags.get(ALLOW_EMPTY_TAG) == "true"
-            ),
-            f"Records of each {connector} source, normalised, diffed by content hash.",
-        ),
-        make(
-            "chunks",
-            "documents",
-            lambda st, h, s, _: chunk.chunk(st, s, module.spans, home_model(h)),
-            "Token-bounded chunks; only changed documents are re-chunked.",
-        ),
-        make(
-            "embeddings",
-            "chunks",
-            lambda st, h, s, _: embed.embed(
-                st,
-                s,
-                home_model(h),
-                pending=embed.pending_path(h, s),
-                restore=graph_stage.was_compact(h, s),
-                in_graph=graph_stage.reusable_node_texts(h, s, home_model(h)),
-                early=early.early_publisher(st, h, s, home_model(h)),
-                cluster=h.embed_cluster,
-            ),
-            "Chunk vectors; only new content is embedded (cache keyed by model + hash).",
-        ),
-        make(
-            "graph",
-            "embeddings",
-            lambda st, h, s, _: graph_stage.build_graph(st, h, s, home_model(h)),
-            "Proximity graph: HNSW over kept vectors (fast) or a hub-pruned graph with PQ codes "
-            "and the vectors dropped (compact).",
-        ),
-        make(
-            PUBLISH,
-            "graph",
-            lambda st, h, s, _: publish.publish(st, h, s, home_model(h)),
-            "Publishes this build to search: builds the keyword index (BM25) and swaps it in with "
-            "the staged graph as the version search reads.",
-        ),
-    ]
+    def _begin(home: Home, name: str, tags: Mapping[str, str]) -> stages.Build:
+        return stages.begin(home, _source(home, name, connector), module.read, module.spans, tags=tags)
+
+    return [make(stage) for stage in stages.TABLE]
 
 
 def _backfill_step(
     context: dg.AssetExecutionContext,
     home: Home,
     keys: list[str],
-    stage: str,
-    run: Stage,
+    stage: stages.Stage,
+    begin: Callable[[Home, str, Mapping[str, str]], stages.Build],
 ) -> dg.MaterializeResult:
     """One stage over a range of sources (a backfill run): each source in turn, as a build would.
 
@@ -248,8 +180,7 @@ def _backfill_step(
     failures: dict[str, str] = {}
     for key in keys:
         try:
-            source = _source(home, key, connector)
-            reports[key] = run(Store(home.lance_uri), home, source, context.run.tags)
+            reports[key] = stage.run(begin(home, key, context.run.tags))
         except (RagbagError, dg.Failure) as e:
             failures[key] = getattr(e, "description", None) or str(e)
             context.log.error(f"{key}: {failures[key]}")
@@ -263,7 +194,7 @@ def _backfill_step(
         )
     store = Store(home.lance_uri)
     results = []
-    for fn in checks.BY_STAGE[stage]:
+    for fn in stage.checks:
         per_source = {key: fn(store, home, _source(home, key, connector)) for key in keys}
         bad = {k: c.description for k, c in per_source.items() if not c.passed}
         results.append(
@@ -319,4 +250,4 @@ def _metadata(report: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["connector_chain", "partitions_for", "job_name", "freshness_for", "RagbagHome", "STAGES", "POOL"]
+__all__ = ["connector_chain", "partitions_for", "job_name", "freshness_for", "RagbagHome", "POOL"]

@@ -15,8 +15,8 @@ from typing import Any
 
 import dagster as dg
 
-from ragbag.assets.chain import PUBLISH
 from ragbag.build import changes
+from ragbag.build.stages import PUBLISH
 from ragbag.core.home import Home, Source
 
 DESCRIPTION = "Unchanged since its last build (same files, settings and model): checked, nothing read, no run."

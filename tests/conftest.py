@@ -141,28 +141,13 @@ def materialize_source(home: Home, instance, name: str, tags: dict[str, str] | N
 
 
 def build_in_process(home: Home, name: str) -> dict:
-    """`ragbag build NAME` without Dagster: the stages in the order assets/chain.py runs them,
-    in this process (fault tests interleave them with readers). Returns the publish report."""
-    from ragbag.build import chunk, early, embed, graph_stage, ingest, publish
-    from ragbag.index.published import home_model
-    from ragbag.index.store import Store
+    """`ragbag build NAME` without Dagster: the stage table's stages in order, in this process
+    (fault tests interleave them with readers). Returns the publish report."""
+    from ragbag.build import stages
 
-    src, store = home.source(name), Store(home.lance_uri)
-    module, model = connectors.get(src.connector), home_model(home)
-    ingest.ingest(store, home, src, module.read)
-    chunk.chunk(store, src, module.spans, model)
-    embed.embed(
-        store,
-        src,
-        model,
-        pending=embed.pending_path(home, src),
-        restore=graph_stage.was_compact(home, src),
-        in_graph=graph_stage.reusable_node_texts(home, src, model),
-        early=early.early_publisher(store, home, src, model),
-        cluster=home.embed_cluster,
-    )
-    graph_stage.build_graph(store, home, src, model)
-    return publish.publish(store, home, src, model)
+    src = home.source(name)
+    module = connectors.get(src.connector)
+    return stages.run_all(stages.begin(home, src, module.read, module.spans))
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> Path:

@@ -128,7 +128,7 @@ def _run(
 ) -> StorageFault | None:
     """Run each source's build into ``reports``; the storage fault that stopped them, if one did."""
     from ragbag.apps.cli.safe_text import Stream
-    from ragbag.assets.chain import ALLOW_EMPTY_TAG
+    from ragbag.build.stages import ALLOW_EMPTY_TAG
 
     sync_partitions(home, add=sources)
     tags = {"ragbag/trigger": "cli", "ragbag/pid": leases.identity()} | (

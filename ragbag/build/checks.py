@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,12 +159,3 @@ def index_matches_chunks(store: Store, home: Home, source: Source) -> Check:
         f"{len(chunks - indexed)} chunks not indexed, {len(indexed - chunks)} index entries without a chunk",
         {"indexed": len(indexed), "chunks": len(chunks), "model": str(manifest.get("model"))},
     )
-
-
-BY_STAGE: dict[str, list[Callable[[Store, Home, Source], Check]]] = {
-    "documents": [no_empty_documents],
-    "chunks": [unique_chunk_ids, no_orphan_chunks],
-    "embeddings": [embeddings_match_chunks],
-    "graph": [graph_matches_chunks, graph_recall],
-    "bm25": [index_matches_chunks],
-}

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, cli, listening_addresses, stop_group
 
-from ragbag.assets.chain import STAGES
+from ragbag.build.stages import STAGES
 
 DAGSTER = str(Path(sys.executable).parent / "dagster")
 # Started in a new session with default SIGINT/SIGTERM: a parent that was itself started with `&`

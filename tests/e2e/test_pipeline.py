@@ -3,6 +3,7 @@ deletions, filters before ranking, partition isolation and the model guard."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -12,8 +13,8 @@ from datetime import UTC, datetime
 import pytest
 from conftest import ROOT, materialize_source, write
 
-from ragbag.assets.chain import ALLOW_EMPTY_TAG
 from ragbag.build.retention import remove
+from ragbag.build.stages import ALLOW_EMPTY_TAG
 from ragbag.core.errors import RagbagError
 from ragbag.index.published import home_model
 from ragbag.index.store import Store
@@ -253,13 +254,13 @@ def test_switching_the_embedding_model_rebuilds_everything_with_it(built, home, 
 
 
 def test_asset_checks_pass_on_a_good_build_and_block_a_bad_one(built, home, instance, monkeypatch):
-    from ragbag.build import checks
+    from ragbag.build import checks, stages
 
     _, meta = built
     store = Store(home.lance_dir)
     src = home.source("notes")
-    for stage_checks in checks.BY_STAGE.values():
-        for fn in stage_checks:
+    for stage in stages.TABLE:
+        for fn in stage.checks:
             c = fn(store, home, src)
             assert c.passed, (c.name, c.description)
     # Corrupt the store behind the pipeline's back: an orphan vector and a chunk without one.
@@ -288,7 +289,10 @@ def test_asset_checks_pass_on_a_good_build_and_block_a_bad_one(built, home, inst
     def embeddings_match_chunks(st, h, s):
         return checks.Check("embeddings_match_chunks", False, "forced failure")
 
-    monkeypatch.setattr(checks, "BY_STAGE", {**checks.BY_STAGE, "embeddings": [embeddings_match_chunks]})
+    forced = tuple(
+        dataclasses.replace(s, checks=(embeddings_match_chunks,)) if s.key == "embeddings" else s for s in stages.TABLE
+    )
+    monkeypatch.setattr(stages, "TABLE", forced)
     before = query.sources_status(home)["notes"]["built_at"]
     built[0].joinpath("kitchen.md").write_text("# Changed\n\nA new faucet text.\n")
     result = dg.materialize(

@@ -15,8 +15,7 @@ import pytest
 import yaml
 from conftest import ROOT, TWO_SOURCES_QUERIES, assert_searchable, platform_env, two_sources
 
-from ragbag.assets.chain import STAGES
-from ragbag.build.checks import BY_STAGE
+from ragbag.build.stages import STAGES, TABLE
 
 BIN = Path(sys.executable).parent
 
@@ -50,7 +49,7 @@ def test_make_ui_binds_loopback_only():
 
 def test_every_stage_is_in_the_lance_pool_with_a_single_run_backfill_policy_and_bm25_has_freshness():
     from ragbag import connectors
-    from ragbag.assets.chain import POOL, STAGES
+    from ragbag.assets.chain import POOL
     from ragbag.pipelines.definitions import defs
     from ragbag.pipelines.schedules import cron_for
 
@@ -117,7 +116,7 @@ def test_backfill_rebuilds_a_connectors_sources_in_one_run_from_the_cli(home, tm
             for e in instance.all_logs(runs[0].run_id)
             if e.dagster_event and e.dagster_event.event_type_value == "ASSET_CHECK_EVALUATION"
         ]
-        assert len(checks) == sum(len(fns) for fns in BY_STAGE.values()) == 7 and all(
+        assert len(checks) == sum(len(stage.checks) for stage in TABLE) == 7 and all(
             e.dagster_event.event_specific_data.passed for e in checks
         )
     finally:

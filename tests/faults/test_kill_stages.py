@@ -12,9 +12,9 @@ import pytest
 from conftest import RAGBAG, cli, strict_json, write
 from figures import record
 
+from ragbag.build.stages import STAGES
 from ragbag.search import query, snapshot
 
-STAGES = ("documents", "chunks", "embeddings", "graph", "bm25")
 N = 150  # files: each stage of a build runs long enough to be caught in the act
 WORDS = "amber birch cobalt dune ember fjord garnet harbor indigo juniper kelp lagoon".split()
 
