@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import ragbag
-from ragbag.build.chunk import CHUNKER_VERSION
 from ragbag.connectors import FOLLOW_LINKS_OUTSIDE
 from ragbag.core.errors import DamagedIndex
 from ragbag.core.home import Home, Source
@@ -28,6 +27,7 @@ from ragbag.core.private import write_private
 from ragbag.core.records import stable_hash
 from ragbag.index import bm25, graph, published
 from ragbag.index.store import pins_on_disk
+from ragbag.text.chunking import CHUNKER_VERSION
 
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__"}
 # A SQLite database's recent writes sit in these until a checkpoint; -shm changes on mere reads.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragbag.build.graph_config import graph_profile
-from ragbag.build.graph_stage import staged_graph, staged_graph_dir
+from ragbag.build.staged import staged_graph, staged_graph_dir
 from ragbag.core.home import Home, Source
 from ragbag.index import graph, published, quality
 from ragbag.index.compact.graph import Compact

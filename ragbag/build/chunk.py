@@ -22,11 +22,11 @@ from ragbag.core.home import Source
 from ragbag.core.records import Document, Span, stable_hash
 from ragbag.index.store import SCHEMAS, Store, lit
 from ragbag.models import embedding
+from ragbag.text.chunking import CHUNKER_VERSION
 
 Spanner = Callable[[Document, Callable[[str], int], int], list[Span]]
 
 # Bump when chunking changes what it produces for the same text: every document is re-chunked.
-CHUNKER_VERSION = "2"  # 2: a heading is never a chunk of its own
 _MAX_TITLE_TOKENS = 32
 _BATCH = 1_000  # documents chunked and written at a time
 

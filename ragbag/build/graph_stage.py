@@ -1,7 +1,7 @@
 """The graph stage: build or update a source's proximity graph and stage it for publication.
 
-The staged graph lives in the source's index directory (``graph/``, with ``nodes.json``: the
-(chunk id, content hash) of each node in order) until the publish step links it into a version.
+The staged graph lives in the source's index directory (its layout: ``build/staged.py``) until
+the publish step links it into a version.
 Three ways to get there, chosen by ``_build_or_update``:
 
 - a full build, over every chunk's vector (recomputed where a compact source dropped them);
@@ -26,12 +26,18 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragbag.build.embed import pending_path, read_pending
 from ragbag.build.graph_config import graph_params, graph_profile
+from ragbag.build.pending import pending_path, read_pending
+from ragbag.build.staged import (
+    NODES,
+    STAGED_DIR,
+    chunk_identity,
+    graph_fingerprint,
+    staged_graph,
+)
 from ragbag.core import progress
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
-from ragbag.core.records import stable_hash
 from ragbag.index import graph, hnsw, published, quality
 from ragbag.index.compact.build import build_within, update_compact
 from ragbag.index.compact.graph import Compact, permute
@@ -42,8 +48,6 @@ from ragbag.models import embedding
 
 Pair = tuple[str, str]  # (chunk id, content hash): a row of the index
 
-_STAGED = "graph"  # in the source's index directory
-_NODES = "nodes.json"  # (chunk id, content hash) of each index row, in order (compact: node = distinct hash)
 # A compact graph is edited in place until this share of its nodes has changed since its last
 # full build; then it is rebuilt from freshly computed vectors (see docs/graph.md).
 GRAPH_REBUILD_CHURN = 0.25
@@ -119,69 +123,6 @@ def build_graph(store: Store, home: Home, source: Source, model: str) -> dict[st
 # -- what other stages ask of the graph stage --------------------------------------------------
 
 
-def reusable_node_texts(home: Home, source: Source, model: str) -> set[str]:
-    """Texts (content hashes) the staged compact graph holds a node for, when the next in-place
-    update will keep them: a new chunk with one of these texts shares that node, so the embed
-    stage need not embed it. Asked of the graph stage, which alone knows when its nodes are
-    kept, rather than read by the embed stage from the staged files."""
-    staged = staged_graph(home, source)
-    if (
-        not staged
-        or staged["profile"] != "compact"
-        or graph_profile(home, source) != "compact"
-        or staged["model"] != model
-        or staged.get("format") != graph.FORMAT_VERSION
-    ):
-        return set()
-    return {h for _, h in staged["pairs"]}
-
-
-def was_compact(home: Home, source: Source) -> bool:
-    """Whether the source's last graph was compact while it is fast now (its vectors return)."""
-    staged = staged_graph_meta(home, source)
-    if not staged:
-        return False
-    return staged["profile"] == "compact" and graph_profile(home, source) == "fast"
-
-
-def chunk_identity(keys: dict[str, list[Any]]) -> list[str]:
-    """Every chunk as its id and content hash, sorted: what a fingerprint of the chunks hashes."""
-    return sorted(c + h for c, h in zip(keys["chunk_id"], keys["content_hash"]))
-
-
-def graph_fingerprint(home: Home, source: Source, model: str, identity: list[str]) -> str:
-    """What a graph is built from: model, profile, format, parameters and the chunks (their
-    ``chunk_identity``); a staged graph with another fingerprint is stale."""
-    profile = graph_profile(home, source)
-    return stable_hash(model, profile, graph.FORMAT_VERSION, json.dumps(params_dict(graph_params(home))), *identity)
-
-
-def staged_graph_dir(home: Home, source: Source) -> Path:
-    """Where the graph stage leaves the graph the next publish ships."""
-    return home.index_dir(source.connector, source.name) / _STAGED
-
-
-def staged_graph_meta(home: Home, source: Source) -> dict[str, Any] | None:
-    path = staged_graph_dir(home, source) / graph.META
-    return json.loads(path.read_text()) if path.exists() else None
-
-
-def staged_graph(home: Home, source: Source) -> dict[str, Any] | None:
-    """Meta of the graph the last graph stage built (what the next publish will ship), with
-    its nodes' (chunk id, content hash) pairs in node order."""
-    meta = staged_graph_meta(home, source)
-    if meta is None:
-        return None
-    pairs = json.loads((staged_graph_dir(home, source) / _NODES).read_text())
-    return {**meta, "pairs": pairs, "ids": [c for c, _ in pairs]}
-
-
-def link_staged_graph(home: Home, source: Source, version: Path) -> None:
-    """Put the staged graph into a published version, hard-linked (its node list is published
-    as the version's chunk ids instead)."""
-    published.link_tree(staged_graph_dir(home, source), version / published.GRAPH_DIR, skip=frozenset({_NODES}))
-
-
 # -- the three ways to a graph -------------------------------------------------------------------
 
 
@@ -208,7 +149,7 @@ def _previous(base: Path, staged: dict[str, Any] | None, profile: str, model: st
         and staged["params"] == params_dict(params)
         and staged.get("format") == graph.FORMAT_VERSION
     ):
-        return graph.load(base / _STAGED, model, embedding.spec(model).dim)[0]
+        return graph.load(base / STAGED_DIR, model, embedding.spec(model).dim)[0]
     return None
 
 
@@ -345,12 +286,12 @@ def _stage(base: Path, profile: str, g: Any, meta: dict[str, Any], order: list[P
     graph.save(tmp, profile, g, meta)
     meta["bytes"] = published.dir_bytes(tmp)  # the index proper; node ids are the published chunk_ids.json
     (tmp / graph.META).write_text(json.dumps({**meta, "profile": profile, "format": graph.FORMAT_VERSION}))
-    (tmp / _NODES).write_text(json.dumps([list(p) for p in order]))
+    (tmp / NODES).write_text(json.dumps([list(p) for p in order]))
     old = base / ".graph.old"
     shutil.rmtree(old, ignore_errors=True)
-    if (base / _STAGED).exists():
-        os.replace(base / _STAGED, old)
-    os.replace(tmp, base / _STAGED)
+    if (base / STAGED_DIR).exists():
+        os.replace(base / STAGED_DIR, old)
+    os.replace(tmp, base / STAGED_DIR)
     shutil.rmtree(old, ignore_errors=True)
 
 

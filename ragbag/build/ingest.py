@@ -15,13 +15,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from ragbag.build import changes, history
+from ragbag.build import changes, cursor, history
 from ragbag.build.preview import ROWS as PREVIEW_ROWS
 from ragbag.build.preview import preview
 from ragbag.core import progress
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
-from ragbag.core.private import write_private
 from ragbag.core.records import Cursor, Document, ReadError, Seen, doc_id_for
 from ragbag.index.store import SCHEMAS, Store
 
@@ -54,8 +53,8 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
     if missing and not (allow_empty and old):
         raise RagbagError(f"source {source.name!r}: path does not exist: {root}" + _kept(source, len(old)))
     fingerprint = changes.source_fingerprint(home, source)  # before reading: see changes
-    cursor_file = cursor_path(home, source)
-    cursor = _load_cursor(cursor_file, source)
+    cursor_file = cursor.path(home, source)
+    saved = cursor.load(cursor_file, source)
     read: set[str] = set()  # ids of the records read (kept: deletions and duplicates need them)
     seen: set[str] = set()
     errors: list[dict[str, str]] = []
@@ -107,7 +106,7 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
         batch, batch_bytes = [], 0
         progress.report("read", source.name, len(read))
 
-    for item in () if missing else reader(root, source.name, cursor, options=source.options):
+    for item in () if missing else reader(root, source.name, saved, options=source.options):
         if isinstance(item, ReadError):
             errors.append(item.as_dict())
         elif isinstance(item, Seen):
@@ -139,7 +138,7 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
     store.delete_keys("documents", "doc_id", deleted, source.name)
     kept = history.prune(store, home, source, now)
     if new_cursor is not None:
-        _save_cursor(cursor_file, source, new_cursor)
+        cursor.save(cursor_file, source, new_cursor)
     changes.note_reading(home, source, fingerprint, errors)
     return {
         "documents": len(read) + len(seen - read),
@@ -165,26 +164,6 @@ def _kept(source: Source, documents: int) -> str:
         f"; its {documents} indexed documents are kept (an unplugged disk or a moved export?): "
         f"if it is empty on purpose, `ragbag build {source.name} --allow-empty`"
     )
-
-
-def cursor_path(home: Home, source: Source) -> Path:
-    """Where an incremental connector's read cursor for the source is kept."""
-    return home.state_dir / f"{source.name}.cursor.json"
-
-
-def _load_cursor(path: Path, source: Source) -> dict[str, Any] | None:
-    """The saved cursor, unless the source now points elsewhere (then read everything again)."""
-    if not path.exists():
-        return None
-    saved = json.loads(path.read_text())
-    if saved.get("connector") != source.connector or saved.get("path") != source.path:
-        return None
-    return saved.get("state")
-
-
-def _save_cursor(path: Path, source: Source, state: dict[str, Any]) -> None:
-    body = {"connector": source.connector, "path": source.path, "state": state}
-    write_private(path, json.dumps(body, default=str))
 
 
 def _document_rows(docs: list[Document], versions: dict[str, tuple[int, datetime]]) -> pa.Table:

@@ -13,10 +13,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ragbag.build import changes
-from ragbag.build.graph_stage import chunk_identity, graph_fingerprint, link_staged_graph, staged_graph
 from ragbag.build.preview import ROWS as PREVIEW_ROWS
 from ragbag.build.preview import preview
 from ragbag.build.retention import retain
+from ragbag.build.staged import chunk_identity, graph_fingerprint, link_staged_graph, staged_graph
 from ragbag.core import progress
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source

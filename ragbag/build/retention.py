@@ -12,8 +12,7 @@ from __future__ import annotations
 import shutil
 from datetime import UTC, datetime, timedelta
 
-from ragbag.build import changes
-from ragbag.build.ingest import cursor_path
+from ragbag.build import changes, cursor
 from ragbag.core.home import Home, Source
 from ragbag.index import published
 from ragbag.index.store import SOURCE_TABLES, Store
@@ -58,7 +57,7 @@ def remove(store: Store, home: Home, source: Source) -> None:
     """Delete a source's rows from every table, its index files, its read cursor and its OCR cache."""
     store.delete_source(source.name)
     shutil.rmtree(home.index_dir(source.connector, source.name), ignore_errors=True)
-    cursor_path(home, source).unlink(missing_ok=True)
+    cursor.path(home, source).unlink(missing_ok=True)
     for folder in source_cache_folders(source.name, home.tmp_dir):  # text read from its pictures
         shutil.rmtree(folder, ignore_errors=True)
     changes.forget(home, source)

@@ -15,11 +15,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragbag.build import checks, chunk, early, embed, graph_stage, ingest, publish
+from ragbag.build import checks, chunk, early, embed, graph_stage, ingest, pending, publish, staged
 from ragbag.core.home import Home, Source
 from ragbag.index import graph
 from ragbag.index.published import home_model
 from ragbag.index.store import Store
+from ragbag.text.chunking import CHUNKER_VERSION
 
 # The run tag of a build allowed to empty its source (`ragbag build NAME --allow-empty`; a launch
 # from the UI may carry it too): see ragbag.build.ingest.
@@ -70,9 +71,9 @@ def _embed(b: Build) -> dict[str, Any]:
         b.store,
         b.source,
         b.model,
-        pending=embed.pending_path(b.home, b.source),
-        restore=graph_stage.was_compact(b.home, b.source),
-        in_graph=graph_stage.reusable_node_texts(b.home, b.source, b.model),
+        pending=pending.pending_path(b.home, b.source),
+        restore=staged.was_compact(b.home, b.source),
+        in_graph=staged.reusable_node_texts(b.home, b.source, b.model),
         early=early.early_publisher(b.store, b.home, b.source, b.model),
         cluster=b.home.embed_cluster,
     )
@@ -105,7 +106,7 @@ TABLE: tuple[Stage, ...] = (
     Stage(
         "chunks",
         "documents",
-        chunk.CHUNKER_VERSION,
+        CHUNKER_VERSION,
         frozenset({"lancedb"}),
         "Token-bounded chunks; only changed documents are re-chunked.",
         _chunk,

@@ -15,6 +15,9 @@ from ragbag.core.records import Span
 from ragbag.text.extract import PAGE_BREAK
 
 TokenCounter = Callable[[str], int]
+# Bumped when the same text is cut differently: every document is re-chunked (2: a heading is
+# never a chunk of its own).
+CHUNKER_VERSION = "2"
 
 _HEADING = re.compile(r"^(#{1,6}\s|\S.*\n[=-]{3,}\s*$)", re.M)
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")

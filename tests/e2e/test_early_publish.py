@@ -9,6 +9,7 @@ import pytest
 
 from ragbag import connectors
 from ragbag.build import chunk, early, embed, graph_stage, ingest, publish
+from ragbag.build.pending import pending_path
 from ragbag.index import published
 from ragbag.index.published import home_model
 from ragbag.index.store import Store
@@ -143,7 +144,7 @@ def test_a_build_killed_while_embedding_resumes_from_what_it_embedded(home, tmp_
             model,
             batch_size=4,
             early=early.early_publisher(store, home, src, model),
-            pending=embed.pending_path(home, src),
+            pending=pending_path(home, src),
         )
     assert len(encoded) == 12
     snapshot._loaded.clear()  # the last slice stays what search reads
@@ -154,7 +155,7 @@ def test_a_build_killed_while_embedding_resumes_from_what_it_embedded(home, tmp_
         embedding, "encode_passages", lambda texts, *a, **k: encoded.extend(texts) or real(texts, *a, **k)
     )
     encoded.clear()
-    report = embed.embed(store, src, model, batch_size=4, pending=embed.pending_path(home, src))
+    report = embed.embed(store, src, model, batch_size=4, pending=pending_path(home, src))
     graph_stage.build_graph(store, home, src, model)
     publish.publish(store, home, src, model)
     # fast: every finished batch went to the embedding cache; compact: to the pending file

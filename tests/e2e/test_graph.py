@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import cli_json, materialize_source, write
 
-from ragbag.build.graph_stage import staged_graph
+from ragbag.build.staged import staged_graph
 from ragbag.core.errors import RagbagError
 from ragbag.index import graph, nodes, quality
 from ragbag.index.compact import build, pack, pq, prune

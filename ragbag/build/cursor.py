@@ -1,0 +1,32 @@
+"""An incremental connector's read cursor for a source: written by the read stage after a read,
+read by the next, deleted with the source (``build/retention``). One owner for the file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ragbag.core.home import Home, Source
+from ragbag.core.private import write_private
+
+
+def path(home: Home, source: Source) -> Path:
+    """Where an incremental connector's read cursor for the source is kept."""
+    return home.state_dir / f"{source.name}.cursor.json"
+
+
+def load(path: Path, source: Source) -> dict[str, Any] | None:
+    """The saved cursor, unless the source now points elsewhere (then read everything again)."""
+    if not path.exists():
+        return None
+    saved = json.loads(path.read_text())
+    if saved.get("connector") != source.connector or saved.get("path") != source.path:
+        return None
+    return saved.get("state")
+
+
+def save(path: Path, source: Source, state: dict[str, Any]) -> None:
+    body = {"connector": source.connector, "path": source.path, "state": state}
+    write_private(path, json.dumps(body, default=str))
