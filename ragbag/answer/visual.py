@@ -33,7 +33,7 @@ from ragbag.text.extract import PAGE_BREAK
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-    from ragbag.answer.tools import Tools
+    from ragbag.answer.documents import Documents
     from ragbag.text.pdf_boxes import PageBoxes
 
 SCALE = 1.5  # pixels per point: 108 dpi, small type stays legible
@@ -189,11 +189,11 @@ class View:
         return {"text/html": self.html(), "text/plain": self.terminal(ansi=False)}
 
 
-def show(citation: str, home: Home | str | None = None, tools: Tools | None = None) -> View:
+def show(citation: str, home: Home | str | None = None, documents: Documents | None = None) -> View:
     """A cited passage shown where it stands: for a PDF the outlined page(s) (``view.image``,
     a PIL image), else the marked section. In a notebook the returned view displays itself."""
     home = home if isinstance(home, Home) else Home(home)
-    return make(home, citation, picture=True, tools=tools)
+    return make(home, citation, picture=True, documents=documents)
 
 
 def make(
@@ -201,7 +201,7 @@ def make(
     citation: str,
     picture: bool = True,
     text_view: bool = False,
-    tools: Tools | None = None,
+    documents: Documents | None = None,
     context: int = CONTEXT_CHARS,
 ) -> View:
     """The view of ``citation``: a PDF's boxes (and, when ``picture``, the picture), a text
@@ -243,7 +243,7 @@ def make(
             if picture:
                 view.image, view.image_boxes = draw(doc, view.pages)
     if view.kind == "text" or text_view:
-        view.section = section(tools or _tools(home), view, meta, context)
+        view.section = section(documents or _documents(home), view, meta, context)
     return view
 
 
@@ -275,16 +275,16 @@ def parse_id(citation: str) -> str:
     return m.group(1)
 
 
-def section(tools: Tools, view: View, meta: dict[str, Any], context: int = CONTEXT_CHARS) -> Section:
+def section(documents: Documents, view: View, meta: dict[str, Any], context: int = CONTEXT_CHARS) -> Section:
     """The passage with up to ``context`` characters of its document on each side, cut at
-    paragraph (else line, else word) breaks, read through ``read_file`` (the published text)."""
+    paragraph (else line, else word) breaks, from the published text (its own version's)."""
+    whole = documents.version(view.doc_id, view.version)[2]
     lo = max(0, view.start - context)
-    size = max(1, view.end - lo + context)
-    got = tools.read_file(view.doc_id, offset=lo, max_length=size, version=view.version)
-    text: str = got["text"]
+    hi = min(len(whole), view.end + context)
+    text = whole[lo:hi]
     s, e = view.start - lo, min(view.end - lo, len(text))
     cut_start = 0 if lo == 0 else _break_after(text, 0, s)
-    cut_end = len(text) if got["end"] >= got["length"] else _break_before(text, e, len(text))
+    cut_end = len(text) if hi >= len(whole) else _break_before(text, e, len(text))
     first_page = None
     if view.kind == "pdf" and meta.get("page_start"):
         first_page = int(meta["page_start"]) - text.count(PAGE_BREAK, cut_start, s)
@@ -377,10 +377,10 @@ def _is_pdf(meta: dict[str, Any]) -> bool:
     return meta.get("format") == "pdf" and bool(meta.get("page_start")) and not meta.get("attachment")
 
 
-def _tools(home: Home) -> Tools:
-    from ragbag.answer.tools import Tools
+def _documents(home: Home) -> Documents:
+    from ragbag.answer.documents import Documents
 
-    return Tools(home)
+    return Documents(home)
 
 
 def _parts(s: Section) -> list[tuple[str, int]]:

@@ -124,7 +124,7 @@ def test_grep_file_positions_context_citations_and_guards(tools):
         tools.call("grep_file", {"doc_id": doc, "pattern": "a" * 2000})
     # catastrophic backtracking is stopped by the timeout, not left to hang
     evil = tools.call("find_files", {"name": "lisbon.md"})["documents"][0]["doc_id"]
-    tools._texts.put(f"notes\0{tools._docs['notes'].key}\0{evil}", "a" * 5000 + "!")
+    tools.documents._texts.put(f"notes\0{tools.documents._loaded['notes'].key}\0{evil}", "a" * 5000 + "!")
     with pytest.raises(ToolError, match="took longer"):
         tools.call("grep_file", {"doc_id": evil, "pattern": r"(a|aa)+(a|aa)+(a|aa)+(a|aa)+b"})
 

@@ -94,4 +94,4 @@ def test_a_removed_source_is_gone_from_running_servers_at_once(kb, tmp_path):
     assert {key[1] for key in snapshot._loaded if key[0] == str(home.root)} == {"kept"}
     with pytest.raises(ToolError, match="unknown doc_id"):
         tools.call("read_file", {"doc_id": doc})
-    assert set(tools._docs) == {"kept"} and len(tools._texts) == 0
+    assert set(tools.documents._loaded) == {"kept"} and len(tools.documents._texts) == 0

@@ -131,7 +131,9 @@ class _Web:
 
         try:
             with self._read_lock:
-                view = visual.make(self.home, request.query_params.get("cite") or "", tools=self._reading_tools())
+                view = visual.make(
+                    self.home, request.query_params.get("cite") or "", documents=self._reading_tools().documents
+                )
             if view.image is None:
                 raise NotThere(f"c:{view.citation} is not from a PDF: there is no page to draw")
             return Response(view.png(), media_type="image/png")
