@@ -50,6 +50,15 @@ CHROMIUM_ARGS = [
 ]
 
 
+def launch_chromium(playwright):
+    """Headless Chromium under Playwright, its temporaries in /tmp: a test that ran ragbag code
+    in-process has TMPDIR in its home, and a Unix socket path there can pass the 108 bytes the
+    kernel allows (Chromium then aborts: "Socket path too long")."""
+    return playwright.chromium.launch(
+        executable_path=CHROMIUM, args=CHROMIUM_ARGS, env={**os.environ, "TMPDIR": "/tmp"}
+    )
+
+
 # Each kind of test in its folder, and marked by it: `pytest -m unit`, `-m "not browser"`.
 FOLDERS = ("unit", "connectors", "e2e", "faults", "browser")
 

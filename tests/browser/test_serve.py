@@ -25,10 +25,9 @@ from urllib.parse import urlsplit
 
 import pytest
 from conftest import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     RAGBAG,
     cli,
+    launch_chromium,
     listening_addresses,
     platform_env,
     stop_group,
@@ -207,7 +206,7 @@ def _browse(s: Server, shots: Path, notes: Path) -> None:
     shots.mkdir()
     expect.set_options(timeout=60_000)  # a search or an answer on a busy two-core machine
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.set_default_timeout(60_000)

@@ -21,7 +21,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, cli, listening_addresses, stop_group
+from conftest import CHROMIUM, ROOT, cli, launch_chromium, listening_addresses, stop_group
 
 from ragbag.build.stages import STAGES
 
@@ -205,7 +205,7 @@ def _browse(port: int, shots: Path) -> None:
 
     base = f"http://127.0.0.1:{port}"
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
             page.set_default_timeout(90_000)

@@ -22,7 +22,8 @@ import pytest
 import yaml
 from conftest import ROOT, TWO_SOURCES_QUERIES, assert_searchable, cli, platform_env, two_sources
 
-from ragbag.assets.chain import POOL, STAGES
+from ragbag.assets.chain import POOL
+from ragbag.build.stages import STAGES
 
 BIN = Path(sys.executable).parent
 
