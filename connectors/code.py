@@ -10,6 +10,9 @@ file's lines (definitions plus the module-level "glue" between them, so no text 
 neighbouring pieces are then packed up to the token budget like prose is, and a merged chunk
 lists every definition it holds: ``symbol`` is the names joined with ", " (glue adds no name) and
 ``kind`` likewise, e.g. ``"Greeter, Greeter.greet"`` / ``"class, method"``.
+
+Long because the definition rules of the six tree-sitter grammars (what is a definition, its
+name, where its body is) sit together, one table and one walk for all of them.
 """
 
 from __future__ import annotations

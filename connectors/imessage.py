@@ -61,6 +61,9 @@ window. Left out: videos, voice messages and other formats no reader handles (re
 names (in the AddressBook database, not chat.db: speakers are phone numbers/e-mails), edit
 history (``message_summary_info``; a window shows the current text), stickers and app balloons'
 payloads, messages without a date.
+
+Long because chat.db's schema differs across macOS releases (columns added and moved,
+attributedBody instead of text) and each difference is met here, next to the query it changes.
 """
 
 from __future__ import annotations

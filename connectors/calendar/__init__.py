@@ -76,6 +76,9 @@ summary, place and text) stay separate records, numbered in file order.
 
 Left out: ``VFREEBUSY``, alarms, attachments, CalDAV servers, the macOS Calendar store (not
 ``.ics``; export the calendars instead), and ``discover()``.
+
+Long because the read loop meets each trap listed above where it arises; the parts that stand
+alone (times, recurrence, values, copies, structure, tolerant parsing) are modules of their own.
 """
 
 from __future__ import annotations

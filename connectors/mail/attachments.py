@@ -19,7 +19,7 @@ reader finds no text.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ragbag.connectors._inside import Inside
@@ -38,11 +38,17 @@ def attachment_id(mail_native_id: str, n: int) -> str:
     return f"{mail_native_id}/attachment/{n}"
 
 
+# An attached mail's (title, text), read by the mail reader that found it (``message.py``, which
+# this module serves and so does not import).
+ReadMail = Callable[[bytes, str, str, str], tuple[str, str]]
+
+
 def attachment_documents(
-    mail: Document, attachments: list[Attachment], inside: Inside
+    mail: Document, attachments: list[Attachment], inside: Inside, read_mail: ReadMail
 ) -> Iterator[tuple[int, Document | ReadError]]:
     """(n, document or the reason it is not one) for each attachment of ``mail`` that is read;
-    each behind the isolation boundary, so a damaged PDF costs that attachment only."""
+    each behind the isolation boundary, so a damaged PDF costs that attachment only.
+    ``read_mail(data, source, uri, folder)`` reads an attached mail."""
     if not inside.attachments:
         return
     counted: dict[str, int] = {}
@@ -54,7 +60,7 @@ def attachment_documents(
         if why:
             yield n, ReadError(uri, f"attachment {a.name!r} not read: {why}")
             continue
-        yield n, each_record(uri, _document, mail, n, a, uri, inside)
+        yield n, each_record(uri, _document, mail, n, a, uri, inside, read_mail)
 
 
 def _is_signature(name: str, mime: str) -> bool:
@@ -65,7 +71,9 @@ def _is_signature(name: str, mime: str) -> bool:
     )
 
 
-def _document(mail: Document, n: int, attachment: Attachment, uri: str, inside: Inside) -> Document:
+def _document(
+    mail: Document, n: int, attachment: Attachment, uri: str, inside: Inside, read_mail: ReadMail
+) -> Document:
     name, mime, data = attachment.name, attachment.mime, attachment.data()
     if not data:
         raise Unreadable(f"attachment {name!r} has no bytes in the message (a partial download?)")
@@ -74,10 +82,7 @@ def _document(mail: Document, n: int, attachment: Attachment, uri: str, inside: 
     meta.update(parent_doc_id=mail.doc_id, parent_native_id=mail.native_id, filename=name, mime=mime, ext=ext)
     meta.update(size=len(data), attachment=True, mail_format=mail.metadata.get("format", ""))
     if ext == "eml" or mime.lower() == "message/rfc822":  # a forwarded or bounced mail
-        from ragbag.connectors.mail.message import parse_message
-
-        inner = parse_message(data, mail.source, uri, meta.get("folder", ""), "eml", uri, 0, None).doc
-        title, text = inner.title, inner.text
+        title, text = read_mail(data, mail.source, uri, meta.get("folder", ""))
         meta["format"] = "eml"
     elif ext in _CALENDAR:
         from ragbag.connectors.calendar import invitation_text

@@ -78,7 +78,7 @@ class Run:
     def attachments_of(self, doc: Document, mail: Mail, kids: list[int]) -> Iterator[Document | ReadError]:
         """The documents of the placed message ``doc``'s attachments (their places appended to
         ``kids``, for the cursor), and why the others are not."""
-        for n, item in attachment_documents(doc, mail.attachments, self.inside):
+        for n, item in attachment_documents(doc, mail.attachments, self.inside, _attached_mail):
             if isinstance(item, Document):
                 kids.append(n)
             yield item
@@ -220,3 +220,9 @@ def parse_message(
         metadata=meta,
     )
     return Mail(doc, attachments)
+
+
+def _attached_mail(data: bytes, source: str, uri: str, folder: str) -> tuple[str, str]:
+    """(title, text) of a mail attached to another (forwarded or bounced), read as a mail."""
+    inner = parse_message(data, source, uri, folder, "eml", uri, 0, None).doc
+    return inner.title, inner.text

@@ -12,6 +12,9 @@ to bring the index up to date, instead of a picture that outlines the wrong line
 
 pypdfium2 and Pillow are imported only here and only when a picture or boxes are asked for, so
 search, ``ask`` without ``--json`` and the other tools never load them.
+
+Long because one view of a citation is rendered three ways (a PNG, an HTML page, a terminal
+section) from one lookup, and the ways share its locating and cutting.
 """
 
 from __future__ import annotations

@@ -22,6 +22,9 @@ rows written at publish, so a search opens a source by mapping two files, withou
 LanceDB (whose import alone is most of a cold search). A version published before they existed
 is read from the tables it pins.
 A version found incomplete or inconsistent is a ``DamagedIndex`` that names the source.
+
+Long because it is the one owner of the published layout: every file of a version is written,
+sealed, swapped in, read and checked for damage here, and nowhere else.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ reads is pinned: publishing a source tags the table versions its index was built
 The database is a local directory or an object-store URI (``storage.lance_uri``: s3://, gs://,
 az://); object-store settings and keys come from the environment, as object_store reads them
 (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ``AWS_ALLOW_HTTP`` …), and are never written down.
+
+Long because it is the one owner of LanceDB: every table's schema, scoped write, version pin,
+lookup and compaction goes through it, so nothing else imports lancedb.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ from home_sets import (
     read_all,
 )
 
-from ragbag.apps.eval.personal_set import KINDS, SOURCES, generate
+from ragbag.apps.eval.personal import generate
+from ragbag.apps.eval.personal_set import KINDS, SOURCES
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +38,7 @@ def test_generation_is_deterministic_and_idempotent(tmp_path):
 
 
 def test_generator_imports_neither_dagster_nor_torch_nor_connectors():
-    assert_imports_light("ragbag.apps.eval.personal_set")
+    assert_imports_light("ragbag.apps.eval.personal")
 
 
 def test_home_names_nine_sources_one_per_connector(generated):

@@ -34,7 +34,7 @@ class Dataset:
 def _personal_set(home: str | Path | None, which: str = "personal") -> Path:
     """A generated set (``personal``: persona A, tuned on; ``persona-b``: persona B, held out):
     next to an eval home, else in this RAGBAG_HOME's cache (regenerated each time, identically)."""
-    from ragbag.apps.eval import persona_b, personal_set
+    from ragbag.apps.eval import persona_b, personal
 
     if home:
         out = Path(home).parent / f"{Path(home).name}-{which}"
@@ -42,7 +42,7 @@ def _personal_set(home: str | Path | None, which: str = "personal") -> Path:
         cache = Home().ensure().root / "cache"
         cache.mkdir(mode=0o700, exist_ok=True)  # owner-only, like the rest of the home
         out = cache / f"{which}-eval"
-    return (persona_b if which == "persona-b" else personal_set).generate(out)
+    return (persona_b if which == "persona-b" else personal).generate(out)
 
 
 def load(path: str | Path) -> Dataset:

@@ -44,7 +44,8 @@ records the filter must keep out), ``negative`` (``relevant`` empty; ``absent`` 
 that occur in no document), and, about what lies inside records, ``attachment``, ``scanned``,
 ``screenshot`` and ``photo``. About 300 queries, at least 20 of each kind.
 
-Usage: ``python -m ragbag.apps.eval.personal_set OUT`` (or ``generate(Path(OUT))``).
+Usage: ``python -m ragbag.apps.eval.personal OUT`` (or ``personal.generate(Path(OUT))``), which
+assembles this set with ``personal_inside``.
 
 Long because it is data: the invented mail, chats, pages, notes and the judged queries are
 written out here, next to the few functions that lay them down in each format, so that the
@@ -69,6 +70,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from html import escape
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -5001,22 +5003,15 @@ def _negatives(s: _Set) -> None:
     q("negative", "Camille's baby shower", absent=["baby shower"])
 
 
-def _build() -> _Set:
-    from ragbag.apps.eval import personal_inside
-
+def assemble(inside: Any) -> _Set:
+    """The set, with ``inside`` (``personal_inside.made()``: the attachments, scans, screenshots
+    and photos, which this module's mails carry and its notes folder holds) laid in."""
     s = _Set()
-    inside = personal_inside.made()
     _mails(s, inside.home, inside.work)
     for part in (_browser, _calendars, _imessage, _wechat, _chatgpt, _claude, _code, _notes, _negatives):
         part(s)
     inside.add_to(s)  # its notes files and queries last: the older queries keep their ids
     return s
-
-
-def generate(out: Path) -> Path:
-    """Write the set under ``out`` (``data/``, ``home.json``, ``queries.jsonl``); the same bytes and
-    file times on every run. ``data/`` is replaced; nothing else under ``out`` is touched."""
-    return write_set(Path(out), _build(), "personal", SOURCES, "id")
 
 
 def write_set(out: Path, s: _Set, name: str, sources: list[tuple[str, str]], prefix: str) -> Path:
@@ -5047,18 +5042,14 @@ def main(
     make: Callable[[Path], Path] | None = None,
     kinds: Sequence[str] = KINDS,
 ) -> int:
-    """``python -m MODULE OUT``: write a persona's set (``make``, default this one's) and count
-    its queries per kind."""
+    """``python -m MODULE OUT``: write a persona's set (``make``) and count its queries per kind."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or args[0].startswith("-"):
         print(f"usage: python -m {module} OUT", file=sys.stderr)
         return 2
-    out = (make or generate)(Path(args[0]))
+    assert make is not None, "main(make=…): the persona's generate"
+    out = make(Path(args[0]))
     queries = [json.loads(line) for line in (out / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
     counts = {k: sum(1 for q in queries if q["kind"] == k) for k in kinds}
     print(f"wrote {out}: {len(queries)} queries ({', '.join(f'{k} {n}' for k, n in counts.items())})")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
