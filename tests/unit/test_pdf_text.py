@@ -46,14 +46,21 @@ def test_a_heading_is_never_a_chunk_of_its_own():
 
 
 def test_a_snippet_starts_and_ends_on_word_breaks_in_the_terminal_and_on_the_page():
-    """Issue 34: CLI snippets started mid-word; the terminal and the search page now cut alike."""
-    from ragbag.apps.cli.render import snippet
-    from ragbag.apps.web.hits import snippet as page_snippet
+    """Issue 34: CLI snippets started mid-word; the terminal and the search page now cut and mark
+    alike (one highlighter, ragbag.text.snippets)."""
+    from rich.console import Console
+
+    from ragbag.apps.cli import render
+    from ragbag.text.snippets import snippet
 
     text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma " * 3
-    cut, start = snippet(text, {"sigma"}, 60)
+    parts = snippet(text, ["sigma"], 60)
+    cut = "".join(piece for piece, _ in parts).strip("…")
     flat = " ".join(text.split())
+    start = flat.index(cut)
     assert start == 0 or flat[start - 1] == " "
     assert flat[start + len(cut) : start + len(cut) + 1] in ("", " ") and "sigma" in cut
-    page = "".join(seg[0] if isinstance(seg, list) else seg for seg in page_snippet(text, ["sigma"], 60))
-    assert page.strip("…") == cut
+    assert [piece for piece, match in parts if match] == ["sigma"] * cut.count("sigma")
+    console = Console(record=True, width=200)
+    console.print(render.marked(parts))
+    assert console.export_text().strip() == "".join(piece for piece, _ in parts)

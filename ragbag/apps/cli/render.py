@@ -1,9 +1,9 @@
 """Terminal rendering of search hits and answers' sources: rank, score, where it came from, a
-highlighted snippet. Every document-derived string passes through ``safe_text`` first."""
+snippet with the query's words marked (``ragbag.text.snippets``: the search page's marks too).
+Every document-derived string passes through ``safe_text`` first."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from rich.console import Console
@@ -11,40 +11,17 @@ from rich.text import Text
 
 from ragbag.answer.citations import marker
 from ragbag.apps.cli.safe_text import line
-from ragbag.index import bm25
-from ragbag.text.snippets import window
+from ragbag.text import snippets
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 SNIPPET_CHARS = 320
 CODE_LINES = 12  # lines of a code hit shown in the terminal
 
 
-def snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> tuple[str, int]:
-    """A window of the text around the first matched term, cut at word breaks (start offset
-    returned too)."""
-    text = " ".join(text.split())
-    first = next((m.start() for m in _WORD.finditer(text) if _matches(m.group(), terms)), 0)
-    for term in terms:  # CJK terms are substrings, not words
-        pos = text.find(term)
-        if pos >= 0 and not term.isascii():
-            first = min(first, pos) if first else pos
-    start, end = window(text, first, width)
-    return text[start:end], start
-
-
-def _matches(word: str, terms: set[str]) -> bool:
-    return any(t in terms for t in bm25.tokenize(word))
-
-
-def highlight(text: str, terms: set[str]) -> Text:
-    out = Text(text)
-    for m in _WORD.finditer(text):
-        if _matches(m.group(), terms):
-            out.stylize("bold yellow", m.start(), m.end())
-    for term in terms:
-        if not term.isascii():
-            for m in re.finditer(re.escape(term), text):
-                out.stylize("bold yellow", m.start(), m.end())
+def marked(segments: list[list[Any]]) -> Text:
+    """Snippet segments as terminal text: each piece made safe to print, the matches bold."""
+    out = Text()
+    for piece, match in segments:
+        out.append(line(piece), style="bold yellow" if match else "")
     return out
 
 
@@ -55,7 +32,7 @@ def print_hits(console: Console, query: str, hits: list[dict[str, Any]], floor: 
             "no results" + (f" at or above the {floor:g} floor (`--min-score 0` shows weaker hits)" if floor else "")
         )
         return
-    terms = set(bm25.tokenize(query))
+    terms = snippets.query_terms(query)
     for rank, hit in enumerate(hits, 1):
         where = line(hit["title"] or hit["uri"])
         meta = hit["metadata"] or {}
@@ -82,17 +59,17 @@ def print_hits(console: Console, query: str, hits: list[dict[str, Any]], floor: 
             console.print(Text(f"    {line(hit['uri'])}", style="dim"))
         if hit["connector"] == "code" and meta.get("line_start"):
             for number, code in code_lines(hit["chunk_text"], int(meta["line_start"]), terms):
-                console.print(Text(f"    {number:>5} │ ", style="dim").append(highlight(code, terms)))
+                console.print(Text(f"    {number:>5} │ ", style="dim").append(marked(snippets.segments(code, terms))))
             continue
-        text, _ = snippet(hit["text"], terms)
-        console.print(Text("    ").append(highlight(line(text), terms)))
+        console.print(Text("    ").append(marked(snippets.snippet(hit["text"], terms, SNIPPET_CHARS))))
 
 
-def code_lines(text: str, first_line: int, terms: set[str], limit: int = CODE_LINES) -> list[tuple[int, str]]:
+def code_lines(text: str, first_line: int, terms: list[str], limit: int = CODE_LINES) -> list[tuple[int, str]]:
     """Up to ``limit`` numbered lines of a code chunk, as written (code flattened to one line is
     unreadable), starting a little above the first line that holds a query term."""
     lines = text.rstrip("\n").split("\n")
-    hit = next((n for n, line in enumerate(lines) if any(_matches(w, terms) for w in _WORD.findall(line))), 0)
+    pattern = snippets.matcher(terms)
+    hit = next((n for n, line in enumerate(lines) if pattern and pattern.search(line)), 0)
     start = max(0, min(hit - 2, len(lines) - limit))
     return [(first_line + n, line(lines[n].rstrip())) for n in range(start, min(len(lines), start + limit))]
 

@@ -14,9 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from ragbag.apps.web.hits import doc_href, query_terms, segments
+from ragbag.apps.web.hits import doc_href
 from ragbag.apps.web.pages import esc, layout
 from ragbag.apps.web.reader import Reading
+from ragbag.text.snippets import query_terms, segments
 
 # Metadata fields holding ISO times, shown to the minute.
 DATES = frozenset({"date", "created", "updated", "start", "end", "due", "first_visit", "last_visit"})

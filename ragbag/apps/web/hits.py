@@ -6,13 +6,13 @@ The page describes a search with the same names as the CLI options and the tools
 message the CLI prints. Paging asks for ``(page + 1) × size`` hits and keeps the last page:
 search ranks all candidates anyway, so a later page costs what a larger ``k`` costs.
 
-Snippets are returned as segments ``[text, is_match]``, never as HTML: the browser builds
+Snippets (``ragbag.text.snippets``, the terminal's too) are returned as segments
+``[text, is_match]``, never as HTML: the browser builds
 text nodes and ``<mark>`` elements from them, so no document text is ever parsed as markup.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,20 +21,13 @@ from urllib.parse import urlencode
 from ragbag.core.dates import iso
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
-from ragbag.text.snippets import window
+from ragbag.text.snippets import query_terms, snippet
 
 PAGE_SIZE = 10
 MAX_PAGE_SIZE = 50
 MAX_HITS = 200  # (page + 1) × size at most: deeper than anyone pages, cheap to rank
 SNIPPET_CHARS = 280
 FILTER_KEYS = ("source", "connector", "where", "after", "before", "as_of")
-_WORD = re.compile(r"\w+", re.UNICODE)
-_ENDINGS = ("ing", "ed", "es", "s", "ly")
-_COMMON = frozenset(
-    "a an and are as at be by can do does for from how i in is it me my of on or should that the this "
-    "to was we were what when where which who why will with would you your".split()
-)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 # One retrieval at a time (searches, and the retrieval step of ask): the query encoder and the
 # snapshot loads are shared by every request of the process.
 SEARCH_LOCK = threading.Lock()
@@ -126,7 +119,7 @@ def shape(h: Mapping[str, Any], rank: int, terms: list[str], query: str) -> dict
         "valid_to": iso(h.get("valid_to")),
         "page": int(page) if page else None,
         "page_end": int(meta.get("page_end") or page) if page else None,
-        "snippet": snippet(text, terms),
+        "snippet": snippet(text, terms, SNIPPET_CHARS),
         "href": doc_href(h["citation"], query),
     }
 
@@ -135,60 +128,3 @@ def doc_href(citation: str, query: str = "") -> str:
     """The reading page of a passage, scrolled to it."""
     params = {"cite": citation, **({"q": query} if query else {})}
     return f"/doc?{urlencode(params)}#hit"
-
-
-def query_terms(query: str) -> list[str]:
-    """What to mark in a snippet: the query's words (two letters or more, not the commonest
-    English ones), lower-cased, an English ending taken off (``cleaning`` → ``clean``), longest
-    first; a CJK run as its two-character pieces (the keyword index reads CJK in pieces too)."""
-    out: set[str] = set()
-    for word in _WORD.findall(query.lower()):
-        if _CJK.search(word):
-            out.update(word[i : i + 2] for i in range(max(1, len(word) - 1)))
-        elif len(word) >= 2 and word not in _COMMON:
-            out.add(_stem(word))
-    return sorted(out, key=lambda t: (-len(t), t))
-
-
-def _stem(word: str) -> str:
-    for ending in _ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= 3:
-            return word[: -len(ending)]
-    return word
-
-
-def matcher(terms: list[str]) -> re.Pattern[str] | None:
-    """A pattern for the terms: a word matches at a word's start and takes the rest of that word
-    (``clean`` marks ``Cleaned`` and ``cleaning``); a CJK piece matches anywhere."""
-    if not terms:
-        return None
-    parts = [re.escape(t) if _CJK.search(t) else rf"(?<!\w){re.escape(t)}\w*" for t in terms]
-    return re.compile("|".join(parts), re.IGNORECASE)
-
-
-def segments(text: str, terms: list[str]) -> list[list[Any]]:
-    """``text`` as ``[piece, is_match]`` pairs, the terms marked."""
-    pattern = matcher(terms)
-    if pattern is None:
-        return [[text, False]] if text else []
-    out: list[list[Any]] = []
-    at = 0
-    for m in pattern.finditer(text):
-        if m.start() > at:
-            out.append([text[at : m.start()], False])
-        out.append([m.group(0), True])
-        at = m.end()
-    if at < len(text):
-        out.append([text[at:], False])
-    return out
-
-
-def snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> list[list[Any]]:
-    """About ``width`` characters of ``text`` around its first match, whitespace folded, cut at
-    word breaks and marked with … where cut; the terms marked."""
-    flat = " ".join(text.split())
-    pattern = matcher(terms)
-    first = pattern.search(flat) if pattern else None
-    start, end = window(flat, 0 if first is None else first.start(), width)
-    piece = ("…" if start > 0 else "") + flat[start:end] + ("…" if end < len(flat) else "")
-    return segments(piece, terms)
