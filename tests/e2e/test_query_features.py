@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from conftest import materialize_source, write
 
+from ragbag.core.home import Home
 from ragbag.index.published import home_model
 from ragbag.search import fusion, query
 
@@ -16,10 +17,13 @@ LONG = "# Handbook\n\n" + "\n\n".join(
 )
 
 
-@pytest.fixture
-def home_built(home, instance, tmp_path):
+@pytest.fixture(scope="module")
+def home_built(tmp_path_factory, instance):
+    """One build for the module: its tests only read it."""
+    root = tmp_path_factory.mktemp("features")
+    home = Home(root / "home").ensure()
     docs = write(
-        tmp_path / "docs",
+        root / "docs",
         {
             "copy-a.txt": "Quarterly board meeting moved to Thursday at the harbour office.\n",
             "copy-b.txt": "Quarterly board meeting moved to Thursday at the harbour office.\n",

@@ -9,6 +9,7 @@ from conftest import cli, materialize_source, platform_env, write
 from conftest import strict_json as strict_loads
 
 from ragbag.core import jsonout
+from ragbag.core.home import Home
 from ragbag.index.published import home_model
 from ragbag.search import fusion, query
 from ragbag.text import exact
@@ -62,10 +63,13 @@ PARCELS = {
 }
 
 
-@pytest.fixture
-def personal_home(home, instance, tmp_path):
+@pytest.fixture(scope="module")
+def personal_home(tmp_path_factory, instance):
+    """One build for the module: its tests only read it."""
+    root = tmp_path_factory.mktemp("personal")
+    home = Home(root / "home").ensure()
     docs = write(
-        tmp_path / "docs",
+        root / "docs",
         {
             **PARCELS,
             "ups.txt": "Visited https://www.ups.com/track?loc=en_DE&tracknum=1Z999AA10123456784 on Monday.\n",
