@@ -18,6 +18,12 @@ from ragbag.assets.unchanged import needing_runs
 DEFAULT_CRON = "0 * * * *"
 
 
+def valid_cron(cron: str) -> bool:
+    """Whether Dagster's schedules accept ``cron``: the one judge of a refresh cron, for the CLI
+    (``ragbag add --schedule``) and the schedule sensor alike."""
+    return is_valid_cron_string(cron)
+
+
 def cron_for(module: ModuleType) -> str:
     return getattr(module, "SCHEDULE", DEFAULT_CRON)
 
@@ -62,7 +68,7 @@ def override_sensor(jobs: list) -> dg.SensorDefinition:
             cron = src.options.get("schedule")
             if not cron:
                 continue
-            if not is_valid_cron_string(cron):
+            if not valid_cron(cron):
                 context.log.warning(f"source {name!r}: invalid schedule {cron!r}, ignored")
                 continue
             fire = due(cron, since, now)

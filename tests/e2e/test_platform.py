@@ -76,6 +76,21 @@ def test_every_stage_is_in_the_lance_pool_with_a_single_run_backfill_policy_and_
     assert daily.freshness_policy.fail_window.to_timedelta() == timedelta(days=2, hours=1)
 
 
+def test_dagster_validates_the_definitions_as_the_workspace_loads_them(home):
+    """`dagster definitions validate` on the workspace `dagster dev` loads (its code location name
+    included): what Dagster's own tooling checks before a deploy."""
+    proc = subprocess.run(
+        [str(BIN / "dagster"), "definitions", "validate", "-w", str(ROOT / "workspace.yaml")],
+        cwd=ROOT,
+        env=platform_env(home),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "Validation successful for code location pipelines.definitions" in proc.stdout + proc.stderr
+
+
 # -- backfills ----------------------------------------------------------------------------------
 
 

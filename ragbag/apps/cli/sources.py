@@ -51,9 +51,9 @@ def add(
     home = Home()
     options: dict[str, Any] = {}
     if schedule is not None:
-        from ragbag.assets.dagster_internals import is_valid_cron_string
+        from ragbag.pipelines.schedules import valid_cron
 
-        if not is_valid_cron_string(schedule):
+        if not valid_cron(schedule):
             raise RagbagError(f"--schedule {schedule!r} is not a valid cron string (e.g. '0 7 * * *')")
         options["schedule"] = schedule
     if profile is not None:
