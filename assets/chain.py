@@ -132,8 +132,8 @@ def connector_chain(
         def _materialize(context: dg.AssetExecutionContext, home: Home) -> dg.MaterializeResult:
             keys = list(context.partition_keys)
             if len(keys) == 1:  # a build, refresh or sensor run: exactly one source
-                build = _begin(home, keys[0], context.run.tags)
                 try:
+                    build = _begin(home, keys[0], context.run.tags)
                     report = stage.run(build)
                 except RagbagError as e:
                     raise dg.Failure(description=str(e)) from None

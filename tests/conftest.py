@@ -80,7 +80,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         folder = item.path.parent.name  # tests/<folder>/test_x.py: its folder is its marker
         if folder in FOLDERS:
             item.add_marker(folder)
-        weight[item.nodeid.split("::", 1)[0]] = weight.get(item.nodeid.split("::", 1)[0], 0.0) + seconds(item)
+        module = item.nodeid.split("::", 1)[0]
+        weight[module] = weight.get(module, 0.0) + seconds(item)
     items.sort(key=lambda item: -weight[item.nodeid.split("::", 1)[0]])
 
 
