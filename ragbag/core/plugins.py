@@ -28,10 +28,14 @@ def registered(group: str) -> dict[str, EntryPoint]:
     # Every distribution on the path, not importlib's one per name: a checkout's stale
     # ``ragbag.egg-info`` found before the installed metadata would otherwise hide its groups.
     for ep in (ep for dist in distributions() for ep in dist.entry_points.select(group=group)):
-        own = ep.value.startswith("ragbag.")
-        if ep.name not in found or (own and not found[ep.name].value.startswith("ragbag.")):
+        if ep.name not in found or (_ours(ep) and not _ours(found[ep.name])):
             found[ep.name] = ep
     return found
+
+
+def _ours(ep: EntryPoint) -> bool:
+    """Declared by the ragbag distribution itself (not merely pointing into a ``ragbag.`` name)."""
+    return ep.dist is not None and ep.dist.name.lower() == "ragbag"
 
 
 def load(group: str, name: str) -> object:

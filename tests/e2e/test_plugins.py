@@ -4,6 +4,7 @@ example is the one `docs/plugins.md` shows (docs/example_connector)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -78,3 +79,20 @@ def test_a_plugin_that_fails_to_import_is_one_line_naming_its_package(tmp_path):
     out = cli("add", "broken", "b", str(tmp_path), env=env, check=False)
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
     assert "ragbag-broken" in out.stderr and "needs libfoo 2" in out.stderr
+
+
+def test_a_plugin_cannot_take_a_built_in_name(tmp_path):
+    """Another package declaring `files` (here pointing into ragbag's own modules, as an impostor
+    could) does not replace ragbag's: only the ragbag distribution's own entry points win a tie."""
+    site = write(
+        tmp_path / "site",
+        {
+            "ragbag_impostor-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: ragbag-impostor\nVersion: 0.1\n",
+            "ragbag_impostor-0.1.dist-info/entry_points.txt": "[ragbag.connectors]\nfiles = ragbag.connectors.code\n",
+        },
+    )
+    code = "from ragbag import connectors; print(connectors.get('files').__name__)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True, text=True
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "ragbag.connectors.files", out.stderr
