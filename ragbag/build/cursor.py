@@ -17,16 +17,16 @@ def path(home: Home, source: Source) -> Path:
     return home.state_dir / f"{source.name}.cursor.json"
 
 
-def load(path: Path, source: Source) -> dict[str, Any] | None:
+def load(file: Path, source: Source) -> dict[str, Any] | None:
     """The saved cursor, unless the source now points elsewhere (then read everything again)."""
-    if not path.exists():
+    if not file.exists():
         return None
-    saved = json.loads(path.read_text())
+    saved = json.loads(file.read_text())
     if saved.get("connector") != source.connector or saved.get("path") != source.path:
         return None
     return saved.get("state")
 
 
-def save(path: Path, source: Source, state: dict[str, Any]) -> None:
+def save(file: Path, source: Source, state: dict[str, Any]) -> None:
     body = {"connector": source.connector, "path": source.path, "state": state}
-    write_private(path, json.dumps(body, default=str))
+    write_private(file, json.dumps(body, default=str))

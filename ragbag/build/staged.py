@@ -23,8 +23,8 @@ NODES = "nodes.json"  # (chunk id, content hash) of each index row, in order (co
 def reusable_node_texts(home: Home, source: Source, model: str) -> set[str]:
     """Texts (content hashes) the staged compact graph holds a node for, when the next in-place
     update will keep them: a new chunk with one of these texts shares that node, so the embed
-    stage need not embed it. Asked of the graph stage, which alone knows when its nodes are
-    kept, rather than read by the embed stage from the staged files."""
+    stage need not embed it. Read here, with the layout that says when its nodes are kept, so
+    the embed stage need not know the staged files."""
     staged = staged_graph(home, source)
     if (
         not staged
