@@ -128,6 +128,16 @@ def notes_home(tmp_path_factory, instance) -> Home:
     return shared_homes.notes_home(tmp_path_factory, lambda home, name: materialize_source(home, instance, name))
 
 
+def built_files_home(factory: pytest.TempPathFactory, instance, name: str, files: dict[str, str | bytes]) -> Home:
+    """A home with ``files`` as one built `files` source ("notes"), in a folder of its own: for a
+    module whose tests only read it (one build for all of them)."""
+    root = factory.mktemp(name)
+    home = Home(root / "home").ensure()
+    home.add_source("notes", "files", str(write(root / "docs", files)), known=("files",))
+    materialize_source(home, instance, "notes")
+    return home
+
+
 def materialize_source(home: Home, instance, name: str, tags: dict[str, str] | None = None) -> dict[str, dict]:
     """Run one source's whole chain through Dagster (a run with ``tags``); returns each asset's
     metadata."""

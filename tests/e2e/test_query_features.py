@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import materialize_source, write
+from conftest import built_files_home
 
-from ragbag.core.home import Home
 from ragbag.index.published import home_model
 from ragbag.search import fusion, query
 
-KNOWN = ("files", "code")
 LONG = "# Handbook\n\n" + "\n\n".join(
     f"## Section {i}\n\n" + f"Paragraph {i} talks about topic number {i}. " * 30 for i in range(8)
 )
@@ -20,10 +18,10 @@ LONG = "# Handbook\n\n" + "\n\n".join(
 @pytest.fixture(scope="module")
 def home_built(tmp_path_factory, instance):
     """One build for the module: its tests only read it."""
-    root = tmp_path_factory.mktemp("features")
-    home = Home(root / "home").ensure()
-    docs = write(
-        root / "docs",
+    return built_files_home(
+        tmp_path_factory,
+        instance,
+        "features",
         {
             "copy-a.txt": "Quarterly board meeting moved to Thursday at the harbour office.\n",
             "copy-b.txt": "Quarterly board meeting moved to Thursday at the harbour office.\n",
@@ -31,9 +29,6 @@ def home_built(tmp_path_factory, instance):
             "handbook.md": LONG,
         },
     )
-    home.add_source("notes", "files", str(docs), known=KNOWN)
-    materialize_source(home, instance, "notes")
-    return home
 
 
 def test_near_duplicates_collapse_to_one_hit(home_built):

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import cli, materialize_source, platform_env, write
+from conftest import built_files_home, cli, materialize_source, platform_env, write
 from conftest import strict_json as strict_loads
 
 from ragbag.core import jsonout
-from ragbag.core.home import Home
 from ragbag.index.published import home_model
 from ragbag.search import fusion, query
 from ragbag.text import exact
@@ -66,10 +65,10 @@ PARCELS = {
 @pytest.fixture(scope="module")
 def personal_home(tmp_path_factory, instance):
     """One build for the module: its tests only read it."""
-    root = tmp_path_factory.mktemp("personal")
-    home = Home(root / "home").ensure()
-    docs = write(
-        root / "docs",
+    return built_files_home(
+        tmp_path_factory,
+        instance,
+        "personal",
         {
             **PARCELS,
             "ups.txt": "Visited https://www.ups.com/track?loc=en_DE&tracknum=1Z999AA10123456784 on Monday.\n",
@@ -82,9 +81,6 @@ def personal_home(tmp_path_factory, instance):
             "beijing.txt": "下个月去北京出差，住在王府井附近的酒店。\n",
         },
     )
-    home.add_source("notes", "files", str(docs), known=KNOWN)
-    materialize_source(home, instance, "notes")
-    return home
 
 
 def test_a_unique_identifier_ranks_first_in_hybrid(personal_home):
