@@ -206,6 +206,18 @@ def test_a_public_mail_with_a_pdf_attached_gives_the_pdf_its_document():
     assert not [i for i in items if isinstance(i, ReadError)]
 
 
+def test_a_public_mail_with_a_mail_enclosed_reads_it_through_the_mail_reader():
+    """flanker's enclosed.eml: a message/rfc822 part (a real forwarded mail nobody here wrote) is
+    read by the mail reader the attachments module is handed, into a document of its own."""
+    path = PUBLIC / "mail" / "flanker" / "tests__fixtures__messages__enclosed.eml"
+    items = list(mail.read(path, "m"))
+    (outer,) = [i for i in items if isinstance(i, Document) and "parent_doc_id" not in i.metadata]
+    (inner,) = [i for i in items if isinstance(i, Document) and "parent_doc_id" in i.metadata]
+    assert inner.metadata["format"] == "eml" and inner.metadata["parent_doc_id"] == outer.doc_id
+    assert "kicking ass" in inner.text and "Thanks!" in inner.text + inner.title
+    assert not [i for i in items if isinstance(i, ReadError)]
+
+
 @pytest.mark.slow
 def test_a_refresh_recognises_nothing_and_attachments_follow_their_mail(home, tmp_path, recognised):
     """The first build recognises each picture once; a refresh after a new mail recognises
