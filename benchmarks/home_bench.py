@@ -381,7 +381,7 @@ def main() -> None:
     args = ap.parse_args()
     # Bytecode for every module, as an install leaves it (a PYTHONDONTWRITEBYTECODE environment
     # would otherwise have each measured process compile what changed since the last caching).
-    for folder in ("ragbag", "assets", "connectors", "pipelines"):
+    for folder in ("ragbag", "connectors", "orchestration"):
         compileall.compile_dir(ROOT / folder, quiet=1)
     sizes = ("small", "large") if args.size == "both" else (args.size,)
     for size in sizes:

@@ -10,7 +10,7 @@ it as a mail source in a fresh home, and runs the read stage and then the chunk 
 process of its own, recording that process's peak RSS (``wait4``'s ``ru_maxrss``) and wall time.
 Embedding 200,000 chunks takes hours on two cores, so the embed stage is measured on a sample:
 a second source, the first ``--sample`` messages of the same mailbox. Each stage runs exactly as
-a build runs it (``ragbag.build.ingest`` / ``chunk`` / ``embed``), outside Dagster, whose own
+a build runs it (``ragbag.pipeline.ingest`` / ``chunk`` / ``embed``), outside Dagster, whose own
 memory does not grow with the source.
 """
 
@@ -66,10 +66,10 @@ def write_mbox(path: Path, n: int) -> int:
 def stage(home_root: str, name: str, what: str) -> dict:
     """One stage, in this process (the child): what a build step runs."""
     from ragbag import connectors
-    from ragbag.build import chunk, embed, ingest
     from ragbag.core.home import Home
     from ragbag.index.published import home_model
     from ragbag.index.store import Store
+    from ragbag.pipeline import chunk, embed, ingest
 
     home = Home(home_root)
     src, store, model = home.source(name), Store(home.lance_uri), home_model(home)

@@ -24,8 +24,8 @@ def main(argv: list[str]) -> int:
     connector = argv[0]
     sys.path.insert(0, str(ROOT))
     from ragbag import connectors
-    from ragbag.apps.runner import _instance, sync_partitions
     from ragbag.core.home import Home
+    from ragbag.orchestration.runner import _instance, sync_partitions
 
     if connector not in connectors.NAMES:
         print(f"backfill: unknown connector {connector!r}; one of {', '.join(connectors.NAMES)}", file=sys.stderr)
@@ -42,7 +42,7 @@ def main(argv: list[str]) -> int:
         "asset",
         "materialize",
         "-m",
-        "ragbag.pipelines.definitions",
+        "ragbag.orchestration.definitions",
         "--select",
         f"group:{connector}",
         "--partition-range",

@@ -13,8 +13,8 @@ import dagster as dg
 import pytest
 
 from ragbag import connectors
-from ragbag.assets.chain import RagbagHome, connector_chain, partitions_for
 from ragbag.core.home import Home
+from ragbag.orchestration.chain import RagbagHome, connector_chain, partitions_for
 
 RAGBAG = str(Path(sys.executable).parent / "ragbag")
 # Where things are, for test modules in any folder under tests/.
@@ -111,7 +111,9 @@ def home(tmp_path, monkeypatch) -> Home:
     root = tmp_path / "home"
     monkeypatch.setenv("RAGBAG_HOME", str(root))
     monkeypatch.setenv("DAGSTER_HOME", str(root / "dagster"))
-    return Home(root).ensure()
+    from ragbag.orchestration.instance import use_home
+
+    return use_home(Home(root))
 
 
 @pytest.fixture(scope="session")
@@ -163,7 +165,7 @@ def materialize_source(home: Home, instance, name: str, tags: dict[str, str] | N
 def build_in_process(home: Home, name: str) -> dict:
     """`ragbag build NAME` without Dagster: the stage table's stages in order, in this process
     (fault tests interleave them with readers). Returns the publish report."""
-    from ragbag.build import stages
+    from ragbag.pipeline import stages
 
     src = home.source(name)
     module = connectors.get(src.connector)

@@ -150,7 +150,7 @@ def storable(docs: list) -> None:
     """Builds the documents step's Arrow rows for ``docs`` (raises if one cannot be stored)."""
     from datetime import UTC, datetime
 
-    from ragbag.build.ingest import _document_rows
+    from ragbag.pipeline.ingest import _document_rows
 
     now = datetime.now(UTC)
     unique = {d.doc_id: d for d in docs}

@@ -1,4 +1,4 @@
-"""Reading a document's kept versions (``ragbag.build.history`` writes them) for the tools:
+"""Reading a document's kept versions (``ragbag.pipeline.history`` writes them) for the tools:
 ``history``, ``read_file(version=)`` and ``diff``.
 
 The history table is read at its newest version, never pinned like what search reads: a

@@ -157,7 +157,7 @@ class View:
         """The passage inside its section, for a terminal: coloured when ``ansi``, else between
         ``»`` and ``«``. ``text`` maps the document's text and ``label`` its title, source and
         uri before they are put between this view's own colour codes: the CLI passes its
-        sanitiser (``ragbag.apps.cli.safe_text``), so the document's own codes never reach the
+        sanitiser (``ragbag.core.terminal``), so the document's own codes never reach the
         screen while the marking still does."""
         s = self._section()
         before, cited, after = (text(self._readable(part, s, at)) for part, at in _parts(s))

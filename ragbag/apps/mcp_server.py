@@ -54,7 +54,7 @@ BUILD_SPEC = {
         "required": ["source"],
         "additionalProperties": False,
     },
-    # ``ragbag.apps.runner``'s build report.
+    # ``ragbag.orchestration.runner``'s build report.
     "returns": {
         "type": "object",
         "properties": {
@@ -198,7 +198,7 @@ class Backend:
         if not self._build_lock.acquire(blocking=False):
             raise RagbagError("a build is already running; try again when it finishes")
         try:
-            from ragbag.apps.runner import run_builds
+            from ragbag.orchestration.runner import run_builds
 
             (report,) = run_builds(self.home, [src], show_progress=False)
             return jsonout.clean(report)

@@ -1,7 +1,7 @@
 """Which characters make a terminal do something instead of showing them.
 
 One list for the two places that keep them off the screen: the CLI's text output
-(``ragbag.apps.cli.safe_text``, which shows each as a visible escape) and strict JSON
+(``ragbag.core.terminal``, which shows each as a visible escape) and strict JSON
 (``ragbag.core.jsonout``, which writes each as ``\\uXXXX``), so the two cannot disagree.
 """
 

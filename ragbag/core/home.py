@@ -35,11 +35,10 @@ from ragbag.core.settings import (
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
 # DAGSTER_HOME's instance config: no telemetry; every pool (the assets use one, ragbag_lance,
 # for the LanceDB tables all sources share) runs one step at a time across all runs.
-_DAGSTER_YAML = "telemetry:\n  enabled: false\nconcurrency:\n  pools:\n    default_limit: 1\n"
-
-
 @dataclass
 class Source:
     name: str
@@ -65,8 +64,9 @@ class Home:
         self.root = Path(raw).expanduser().resolve()
 
     def ensure(self) -> Home:
-        """Create the home (0700) with a telemetry-off Dagster home inside it; the first call in
-        a process takes group and other permissions off what is already there."""
+        """Create the home (0700) and its folders (the Dagster home's ``dagster.yaml`` is
+        ``ragbag.orchestration.instance``'s); the first call in a process takes group and other
+        permissions off what is already there."""
         self.check_root()
         dirs = [self.root, self.dagster_home, self.index_root, self.state_dir, self.tmp_dir]
         if self.lance_is_local:  # an object store needs no directory made
@@ -81,7 +81,6 @@ class Home:
             tighten(self.root)
             if self.lance_is_local and not self.lance_dir.is_relative_to(self.root):
                 tighten(self.lance_dir)
-        self._ensure_dagster_yaml(self.dagster_home / "dagster.yaml")
         return self
 
     def check_root(self) -> None:
@@ -99,16 +98,6 @@ class Home:
         """Temporaries and caches (SQLite copies, jieba's dictionary cache): private, like the
         rest of the home, and cleared of what dead processes left behind."""
         return self.root / "tmp"
-
-    @staticmethod
-    def _ensure_dagster_yaml(path: Path) -> None:
-        """Telemetry off and one writer at a time, also in a dagster.yaml written by an older
-        ragbag or edited by the user (their other settings are kept)."""
-        wanted = yaml.safe_load(_DAGSTER_YAML)
-        current = (_read_yaml(path) or {}) if path.exists() else {}
-        merged = {**current, **{k: v for k, v in wanted.items() if k not in current}}
-        if merged != current or not path.exists():
-            write_private(path, yaml.safe_dump(merged, sort_keys=False))
 
     @property
     def sources_file(self) -> Path:
@@ -168,7 +157,7 @@ class Home:
     @property
     def embed_cluster(self) -> str:
         """Where the embed stage encodes: "" (in its own process), ``local:N`` or a Dask
-        scheduler's address (``ragbag.build.shards``)."""
+        scheduler's address (``ragbag.pipeline.shards``)."""
         return embed_cluster(str(self.get_config("build.embed_cluster") or ""))
 
     @property

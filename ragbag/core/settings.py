@@ -47,7 +47,7 @@ KEEP_VERSIONS = "1h"
 HISTORY_VERSIONS = 5
 HISTORY_DAYS = 180
 # A first build with at least this many passages to embed publishes keyword search before it
-# embeds, then vectors in slices as they come (see ``ragbag.build.early``); 0 never does.
+# embeds, then vectors in slices as they come (see ``ragbag.pipeline.early``); 0 never does.
 EARLY_PUBLISH = 2000
 
 

@@ -90,7 +90,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     ),
     "embedding_cache": pa.schema([("key", pa.string()), ("vector", pa.list_(pa.float32()))]),
 }
-# A document's superseded texts (``ragbag.build.history``): the documents table holds each
+# A document's superseded texts (``ragbag.pipeline.history``): the documents table holds each
 # document's current version, this one its earlier ones (and the last of a deleted document).
 SCHEMAS["document_versions"] = SCHEMAS["documents"]
 PUBLISHED = ("documents", "chunks", "embeddings")

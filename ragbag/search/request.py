@@ -128,7 +128,7 @@ class SearchRequest:
     all), ``where`` parsed conditions, ``after``/``before`` aware UTC times. ``dataclasses.replace``
     checks again. ``rerank`` is how many candidates the second stage re-scores (0: off).
 
-    ``as_of`` searches each document as it was at that time (``ragbag.build.history``); a
+    ``as_of`` searches each document as it was at that time (``ragbag.pipeline.history``); a
     ``where`` on ``version`` searches that version; otherwise only current versions are searched.
 
     ``min_score`` drops hits below a floor on the mode's own score (cosine for vector, BM25 for

@@ -57,14 +57,14 @@ class Snapshot:
     home: Home | None = None  # where it was read from (for columns read only when needed)
     directory: Path | None = None  # the version directory it was read from
     twins: dict[int, list[int]] = field(default_factory=dict)  # fast graph: a node's row -> rows of its text
-    # Document versions (``ragbag.build.history``): when each row's text was valid (NaT: open
+    # Document versions (``ragbag.pipeline.history``): when each row's text was valid (NaT: open
     # ended) and, per document with kept versions, all its rows; ``past`` is False when every
     # row is current, so an unfiltered search masks nothing.
     valid_from: np.ndarray = field(default_factory=lambda: np.zeros(0, "datetime64[us]"))
     valid_to: np.ndarray = field(default_factory=lambda: np.zeros(0, "datetime64[us]"))
     past: bool = False
     all_rows: dict[str, list[int]] = field(default_factory=dict)
-    # An early version (``ragbag.build.early``): the rows with a vector so far; None when all have.
+    # An early version (``ragbag.pipeline.early``): the rows with a vector so far; None when all have.
     embedded: np.ndarray | None = None
     _words: dict[int, frozenset[str]] = field(default_factory=dict)
     _indexed: dict[str, tuple[str, str]] | None = None

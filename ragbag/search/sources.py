@@ -59,7 +59,7 @@ def status(home: Home, source: Source, fields: Iterable[str] = FIELDS) -> dict[s
         "last_build": manifest.get("built_at"),
         "documents": manifest.get("documents", 0),
         "chunks": manifest.get("chunks", 0),
-        # A first build still embedding (``ragbag.build.early``): embedded, to_embed, eta_seconds.
+        # A first build still embedding (``ragbag.pipeline.early``): embedded, to_embed, eta_seconds.
         "embedding": manifest.get("embedding"),
         "model": manifest.get("model"),
         "profile": graph.get("profile"),

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from conftest import CHROMIUM, ROOT, cli, launch_chromium, listening_addresses, stop_group
 
-from ragbag.build.stages import STAGES
+from ragbag.pipeline.stages import STAGES
 
 DAGSTER = str(Path(sys.executable).parent / "dagster")
 # Started in a new session with default SIGINT/SIGTERM: a parent that was itself started with `&`

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from ragbag.build.ingest import _document_rows
 from ragbag.connectors import code, files
 from ragbag.core.records import Document, ReadError
+from ragbag.pipeline.ingest import _document_rows
 from ragbag.text import documents
 
 FIXTURES = FIXTURES

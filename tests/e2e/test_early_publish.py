@@ -1,5 +1,5 @@
 """A first build publishes keyword search before it embeds and vectors in slices as they come
-(ragbag.build.early): searched between the slices, the source answers by keyword at once and by
+(ragbag.pipeline.early): searched between the slices, the source answers by keyword at once and by
 vector for what is embedded, status says how far embedding has come, and the publish step then
 replaces the last slice with the full index."""
 
@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 
 from ragbag import connectors
-from ragbag.build import chunk, early, embed, graph_stage, ingest, publish
-from ragbag.build.pending import pending_path
 from ragbag.index import published
 from ragbag.index.published import home_model
 from ragbag.index.store import Store
 from ragbag.models import embedding
+from ragbag.pipeline import chunk, early, embed, graph_stage, ingest, publish
+from ragbag.pipeline.pending import pending_path
 from ragbag.search import snapshot
 from ragbag.search.query import search
 from ragbag.search.sources import embedding_note, status

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from conftest import cli_json, materialize_source, write
 
-from ragbag.build.staged import staged_graph
 from ragbag.core.errors import RagbagError
 from ragbag.index import graph, nodes, quality
 from ragbag.index.compact import build, pack, pq, prune
@@ -20,6 +19,7 @@ from ragbag.index.params import Params
 from ragbag.index.published import home_model
 from ragbag.index.store import Store
 from ragbag.models import embedding
+from ragbag.pipeline.staged import staged_graph
 from ragbag.search import query
 
 SMALL = Params(
@@ -426,7 +426,7 @@ def test_build_reports_graph_and_asset_checks(home, instance, tmp_path):
     import dagster as dg
 
     from ragbag import connectors
-    from ragbag.assets.chain import RagbagHome, connector_chain, partitions_for
+    from ragbag.orchestration.chain import RagbagHome, connector_chain, partitions_for
 
     home.add_source("notes", "files", str(write(tmp_path / "d", DOCS)), known=("files",))
     instance.add_dynamic_partitions(partitions_for("files").name, ["notes"])

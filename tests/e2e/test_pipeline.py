@@ -13,13 +13,13 @@ from datetime import UTC, datetime
 import pytest
 from conftest import ROOT, materialize_source, write
 
-from ragbag.build.retention import remove
-from ragbag.build.stages import ALLOW_EMPTY_TAG
 from ragbag.core.errors import RagbagError
 from ragbag.index.published import home_model
 from ragbag.index.store import Store
 from ragbag.models import embedding
 from ragbag.models.bert_numpy import encoder
+from ragbag.pipeline.retention import remove
+from ragbag.pipeline.stages import ALLOW_EMPTY_TAG
 from ragbag.search import query
 
 KNOWN = ("files", "code")
@@ -197,8 +197,8 @@ def test_a_small_batch_of_passages_is_embedded_without_importing_torch():
 
 
 def test_incremental_readers_use_cursor_and_seen(home, tmp_path):
-    from ragbag.build.ingest import ingest
     from ragbag.core.records import Cursor, Document, Seen
+    from ragbag.pipeline.ingest import ingest
 
     records = {"1": "alpha", "2": "beta"}
     calls = []
@@ -254,7 +254,7 @@ def test_switching_the_embedding_model_rebuilds_everything_with_it(built, home, 
 
 
 def test_asset_checks_pass_on_a_good_build_and_block_a_bad_one(built, home, instance, monkeypatch):
-    from ragbag.build import checks, stages
+    from ragbag.pipeline import checks, stages
 
     _, meta = built
     store = Store(home.lance_dir)
@@ -284,7 +284,7 @@ def test_asset_checks_pass_on_a_good_build_and_block_a_bad_one(built, home, inst
     import dagster as dg
 
     from ragbag import connectors
-    from ragbag.assets.chain import RagbagHome, connector_chain
+    from ragbag.orchestration.chain import RagbagHome, connector_chain
 
     def embeddings_match_chunks(st, h, s):
         return checks.Check("embeddings_match_chunks", False, "forced failure")

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from conftest import ROOT, TWO_SOURCES_QUERIES, assert_searchable, platform_env, two_sources
 
-from ragbag.build.stages import STAGES, TABLE
+from ragbag.pipeline.stages import STAGES, TABLE
 
 BIN = Path(sys.executable).parent
 
@@ -49,9 +49,9 @@ def test_make_ui_binds_loopback_only():
 
 def test_every_stage_is_in_the_lance_pool_with_a_single_run_backfill_policy_and_bm25_has_freshness():
     from ragbag import connectors
-    from ragbag.assets.chain import POOL
-    from ragbag.pipelines.definitions import defs
-    from ragbag.pipelines.schedules import cron_for
+    from ragbag.orchestration.chain import POOL
+    from ragbag.orchestration.definitions import defs
+    from ragbag.orchestration.schedules import cron_for
 
     for name in connectors.NAMES:
         for stage in STAGES:
@@ -105,7 +105,7 @@ def test_backfill_rebuilds_a_connectors_sources_in_one_run_from_the_cli(home, tm
             "asset",
             "materialize",
             "-m",
-            "ragbag.pipelines.definitions",
+            "ragbag.orchestration.definitions",
             "--select",
             "group:files",
             "--partition-range",
@@ -206,7 +206,7 @@ def test_a_source_builds_with_the_multiprocess_executor(home, tmp_path):
             "job",
             "execute",
             "-m",
-            "ragbag.pipelines.definitions",
+            "ragbag.orchestration.definitions",
             "-j",
             "build_files",
             "--tags",

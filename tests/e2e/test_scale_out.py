@@ -22,8 +22,8 @@ import pytest
 import yaml
 from conftest import ROOT, TWO_SOURCES_QUERIES, assert_searchable, cli, platform_env, two_sources
 
-from ragbag.assets.chain import POOL
-from ragbag.build.stages import STAGES
+from ragbag.orchestration.chain import POOL
+from ragbag.pipeline.stages import STAGES
 
 BIN = Path(sys.executable).parent
 
@@ -121,7 +121,7 @@ def test_a_source_builds_with_postgres_run_and_event_storage(home, tmp_path, pos
             "asset",
             "materialize",
             "-m",
-            "ragbag.pipelines.definitions",
+            "ragbag.orchestration.definitions",
             "--select",
             "group:files",
             "--partition",
@@ -196,7 +196,7 @@ def _step_spans(instance, run_id: str) -> dict[str, tuple[float, float, int]]:
 @pytest.mark.slow(seconds=60)
 def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
     """One connector's two partitions, launched at once as two runs of `build_files` through
-    `ragbag.pipelines.dask_definitions` (the same assets with `dask_executor`) against one local Dask
+    `ragbag.orchestration.dask_definitions` (the same assets with `dask_executor`) against one local Dask
     cluster of two single-threaded worker processes: every step runs on a Dask worker, the two
     runs overlap, both sources are built and searchable.
 
@@ -236,7 +236,7 @@ def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
                         "job",
                         "execute",
                         "-m",
-                        "ragbag.pipelines.dask_definitions",
+                        "ragbag.orchestration.dask_definitions",
                         "-j",
                         "build_files",
                         "--tags",

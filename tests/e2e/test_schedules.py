@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import dagster as dg
 from conftest import cli
 
-from ragbag.assets.chain import RagbagHome
-from ragbag.pipelines.definitions import defs
-from ragbag.pipelines.schedules import due
+from ragbag.orchestration.chain import RagbagHome
+from ragbag.orchestration.definitions import defs
+from ragbag.orchestration.schedules import due
 
 KNOWN = ("files", "code")
 

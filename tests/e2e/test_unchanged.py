@@ -1,4 +1,4 @@
-"""A refresh that finds nothing starts no run: the change fingerprint (ragbag.build.changes),
+"""A refresh that finds nothing starts no run: the change fingerprint (ragbag.pipeline.changes),
 the unchanged report, how Dagster records it, and every way a source must still be rebuilt."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 import dagster as dg
 from conftest import build_in_process, cli, cli_json, write
 
-from ragbag.build import changes, ingest
 from ragbag.core.home import Home
 from ragbag.index import published
+from ragbag.pipeline import changes, ingest
 
 DOCS = {
     "lisbon.md": "# Lisbon\n\nThe gate code in Lisbon is 4711.\n",
@@ -136,8 +136,8 @@ def test_a_source_whose_files_are_not_walked_here_always_runs(home, tmp_path):
 
 
 def test_the_schedule_records_an_unchanged_source_instead_of_running_it(home, tmp_path, instance):
-    from ragbag.assets.chain import RagbagHome
-    from ragbag.pipelines.definitions import defs
+    from ragbag.orchestration.chain import RagbagHome
+    from ragbag.orchestration.definitions import defs
 
     for name in ("same", "edited"):
         home.add_source(name, "files", str(write(tmp_path / name, DOCS)), known=("files",))

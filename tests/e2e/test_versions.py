@@ -1,4 +1,4 @@
-"""Document versions: an edited record keeps its earlier texts (ragbag.build.history), search
+"""Document versions: an edited record keeps its earlier texts (ragbag.pipeline.history), search
 sees the current ones unless asked for a time (``--as-of``) or a version, the tools list, read
 and diff versions, retention drops old ones, and ``remove`` leaves none behind."""
 
@@ -13,9 +13,9 @@ from conftest import cli, cli_json, materialize_source, write
 
 from ragbag.answer.tool_specs import ToolError
 from ragbag.answer.tools import Tools
-from ragbag.build.chunk import _versioned_rows
 from ragbag.core.home import Home
 from ragbag.core.records import Span
+from ragbag.pipeline.chunk import _versioned_rows
 from ragbag.search import query
 
 V1 = "# Plan\n\nThe meeting point is the old lighthouse at dawn.\n"

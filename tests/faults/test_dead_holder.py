@@ -24,7 +24,7 @@ def _until_queued(home, holder_run: str, timeout: float = 120) -> None:
     after the waiter's own start-up reap, so only a reaper that keeps watching can free it)."""
     import dagster as dg
 
-    from ragbag.assets.chain import POOL
+    from ragbag.orchestration.chain import POOL
 
     with dg.DagsterInstance.from_config(str(home.dagster_home)) as instance:
         deadline = time.time() + timeout
@@ -140,10 +140,10 @@ def test_the_reaper_sensor_frees_a_dead_steps_slot_and_spares_a_live_one(home):
     frees what a dead step holds (a lease naming a finished process) and nothing else."""
     import dagster as dg
 
-    from ragbag.assets.chain import POOL
-    from ragbag.assets.pool import ensure_pool
-    from ragbag.assets.resources import RagbagHome
-    from ragbag.pipelines.sensors import reaper_sensor
+    from ragbag.orchestration.chain import POOL
+    from ragbag.orchestration.pool import ensure_pool
+    from ragbag.orchestration.resources import RagbagHome
+    from ragbag.orchestration.sensors import reaper_sensor
 
     gone = subprocess.Popen(["true"])
     gone.wait()

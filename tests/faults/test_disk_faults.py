@@ -236,7 +236,7 @@ SERVER = r"""
 import faulthandler, json, sys, threading
 faulthandler.dump_traceback_later(400, exit=True)  # a hang shows where (every thread), then ends
 from pathlib import Path
-from ragbag.apps.runner import BuildsStopped, run_builds
+from ragbag.orchestration.runner import BuildsStopped, run_builds
 from ragbag.core.home import Home
 
 home, out, done = Home(), {}, []

@@ -12,7 +12,7 @@ import pytest
 from conftest import RAGBAG, cli, strict_json, write
 from figures import record
 
-from ragbag.build.stages import STAGES
+from ragbag.pipeline.stages import STAGES
 from ragbag.search import query, snapshot
 
 N = 150  # files: each stage of a build runs long enough to be caught in the act

@@ -20,11 +20,11 @@ from conftest import RAGBAG, build_in_process, cli, strict_json, write
 from figures import record
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from ragbag.build import retention
 from ragbag.core.home import Home
 from ragbag.index import bm25
 from ragbag.index import published as published_index
 from ragbag.index.store import Store
+from ragbag.pipeline import retention
 from ragbag.search import query, snapshot
 
 LISBON = "# Lisbon\n\nThe gate code in Lisbon is {code}.\n"

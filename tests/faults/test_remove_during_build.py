@@ -64,8 +64,8 @@ def test_remove_does_not_wait_for_a_dead_dagster_dev_run(home, tmp_path):
     of its steps' leases, so this one is deleted after a moment, not after RUN_WAIT_S."""
     import dagster as dg
 
-    from ragbag.apps.removal import BETWEEN_STEPS_S
     from ragbag.core import leases
+    from ragbag.orchestration.runner import BETWEEN_STEPS_S
 
     folder = write(tmp_path / "doomed", {"a.md": f"# Note\n\n{MARKER} keeps the lighthouse.\n"})
     cli("add", "files", "doomed", str(folder))

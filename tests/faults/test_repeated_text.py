@@ -47,10 +47,10 @@ def test_in_place_additions_add_only_new_texts():
 
 def test_a_record_without_text_is_reported_never_stored(home, tmp_path):
     """Whatever a connector yields: an empty record must not fail the source's checks."""
-    from ragbag.build import checks
-    from ragbag.build.ingest import ingest
     from ragbag.core.records import Document
     from ragbag.index.store import Store
+    from ragbag.pipeline import checks
+    from ragbag.pipeline.ingest import ingest
 
     def read(root, source, cursor, options=None):
         yield Document(source, "files", "a", "rec:a", "A", "the harbour log")

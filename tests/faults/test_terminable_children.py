@@ -12,7 +12,7 @@ import sys
 
 CHILD = r"""
 import subprocess, sys
-from ragbag.apps import runner
+from ragbag.orchestration import runner
 runner._terminable_children()
 from dagster._utils.interrupts import setup_interrupt_handlers
 setup_interrupt_handlers()  # as a run does: SIGTERM takes SIGINT's handler

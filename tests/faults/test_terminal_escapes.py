@@ -90,7 +90,7 @@ def assert_inert(text: str, what) -> None:
 
 
 def test_the_sanitiser_shows_every_control_and_keeps_the_text():
-    from ragbag.apps.cli import safe_text
+    from ragbag.core import terminal as safe_text
 
     assert safe_text.line(f"a{ESC}[2Jb\rc\nd\te\x9b\u202ef") == "a\\x1b[2Jb\\x0dc\\x0ad\te\\x9b\\u202ef"
     assert safe_text.block("one\ntwo\x07") == "one\ntwo\\x07"

@@ -18,22 +18,24 @@ LAYERS: dict[str, int] = {
     "models": 1,
     "index": 2,
     "connectors": 3,
-    "build": 4,
+    "pipeline": 4,
     "search": 4,
     "answer": 5,
-    "assets": 6,
-    "pipelines": 7,
-    "apps": 8,
+    "orchestration": 6,
+    "apps": 7,
 }
 # Where each layer's files live in the checkout (the card's folders install under ragbag.*).
 FOLDERS = {name: ROOT / "ragbag" / name for name in LAYERS} | {
     "connectors": ROOT / "connectors",
-    "assets": ROOT / "assets",
-    "pipelines": ROOT / "pipelines",
+    "orchestration": ROOT / "orchestration",
 }
-DAGSTER_LAYERS = {"assets", "pipelines", "apps"}
+# Dagster lives in one place: the assets, definitions, runner and instance of orchestration/.
+DAGSTER_LAYERS = {"orchestration"}
 # The one module allowed to import Dagster's private API (pinned version; one file to check on upgrade).
-DAGSTER_INTERNALS = ROOT / "assets" / "dagster_internals.py"
+DAGSTER_INTERNALS = ROOT / "orchestration" / "dagster_internals.py"
+# The Dagster runner: the application layer's one module outside apps/ (the CLI, the MCP server
+# and the search page call it to build; the schedules and sensors only request runs).
+RUNNER = ROOT / "orchestration" / "runner.py"
 # Dagster calls that start a run; only the application layer may make them.
 RUN_STARTERS = {"execute_job", "materialize", "materialize_to_memory", "submit_run", "launch_run", "execute_in_process"}
 
@@ -88,13 +90,13 @@ def test_nothing_imports_upward_or_sideways():
 
 
 def test_no_generic_top_level_names():
-    """The card's folders install as ragbag.connectors/assets/pipelines; importing them by their
-    bare names would work only from a checkout."""
+    """The top folders install as ragbag.connectors and ragbag.orchestration; importing them by
+    their bare names would work only from a checkout."""
     bad = [
         f"{_where(path, line)}: {module}"
         for _, path in _modules()
         for line, module, _ in _imports(path)
-        if module.split(".")[0] in ("connectors", "assets", "pipelines")
+        if module.split(".")[0] in ("connectors", "orchestration", "assets", "pipelines")
     ]
     assert not bad, "bare imports of the card's folders:\n" + "\n".join(bad)
 
@@ -113,18 +115,18 @@ def test_dagster_only_where_it_is_wired():
 def test_only_the_application_layer_starts_runs():
     bad = []
     for layer, path in _modules():
-        if layer == "apps":
+        if layer == "apps" or path == RUNNER:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
             if name in RUN_STARTERS:
                 bad.append(f"{_where(path, node.lineno)}: {name}")
-    assert not bad, "runs started outside apps/:\n" + "\n".join(bad)
+    assert not bad, "runs started outside apps/ and the runner:\n" + "\n".join(bad)
 
 
 def test_no_private_reach_ins():
     """A name or module with a leading underscore is its package's own: another package never
-    imports it, and only assets/dagster_internals.py imports Dagster's private modules."""
+    imports it, and only orchestration/dagster_internals.py imports Dagster's private modules."""
     bad = []
     for layer, path in _modules():
         here = "ragbag." + ".".join((layer, *path.relative_to(FOLDERS[layer]).parts[:-1]))

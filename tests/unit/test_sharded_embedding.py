@@ -1,4 +1,4 @@
-"""One source's embedding in shards on a two-worker Dask cluster (ragbag.build.shards): every
+"""One source's embedding in shards on a two-worker Dask cluster (ragbag.pipeline.shards): every
 worker encodes, the vectors equal a one-process build's, and the build stays incremental."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from ragbag import connectors
-from ragbag.build import chunk, embed, graph_stage, ingest, publish, shards
 from ragbag.core.errors import RagbagError
 from ragbag.index.published import home_model
 from ragbag.index.store import Store
 from ragbag.models import embedding
+from ragbag.pipeline import chunk, embed, graph_stage, ingest, publish, shards
 from ragbag.search import snapshot
 from ragbag.search.query import search
 

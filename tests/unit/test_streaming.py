@@ -3,9 +3,9 @@ holds one batch whatever the source's size (benchmarks/memory_bench.py measures 
 
 from __future__ import annotations
 
-from ragbag.build import chunk, ingest
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
 from ragbag.index.store import Store
+from ragbag.pipeline import chunk, ingest
 
 KNOWN = ("files",)
 

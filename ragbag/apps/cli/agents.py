@@ -12,10 +12,10 @@ from typing import Any
 import typer
 
 from ragbag.apps.cli.options import FILTER_OPTIONS, with_filters
-from ragbag.apps.cli.safe_text import block, line
 from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
+from ragbag.core.terminal import block, line
 
 LLM = typer.Option(None, "--llm", help="Provider: extractive (default), ollama, openai, anthropic, llama-cpp.")
 MODEL = typer.Option(None, "--model", help="Model name (a .gguf path for llama-cpp).")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import typer
 
 from ragbag.apps.cli.console import console
-from ragbag.apps.cli.safe_text import markup
 from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
+from ragbag.core.terminal import markup
 
 
 def eval_cmd(

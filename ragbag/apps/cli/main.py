@@ -20,11 +20,11 @@ import typer
 
 from ragbag.apps.cli import agents, search, serve, settings, show, sources, versions
 from ragbag.apps.cli import eval as evaluation
-from ragbag.apps.cli.safe_text import line
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.private import private_process
 from ragbag.core.storage_faults import explain
+from ragbag.core.terminal import line
 
 app = typer.Typer(
     add_completion=False,

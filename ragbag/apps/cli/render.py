@@ -1,6 +1,6 @@
 """Terminal rendering of search hits and answers' sources: rank, score, where it came from, a
 snippet with the query's words marked (``ragbag.text.snippets``: the search page's marks too).
-Every document-derived string passes through ``safe_text`` first."""
+Every document-derived string passes through ``ragbag.core.terminal`` first."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ragbag.answer.citations import marker
-from ragbag.apps.cli.safe_text import line
+from ragbag.core.terminal import line
 from ragbag.text import snippets
 
 SNIPPET_CHARS = 320

@@ -5,9 +5,9 @@ from __future__ import annotations
 import typer
 
 from ragbag.apps.cli.console import console
-from ragbag.apps.cli.safe_text import line, markup
 from ragbag.core import jsonout
 from ragbag.core.home import Home
+from ragbag.core.terminal import line, markup
 
 config_app = typer.Typer(help="Per-home settings (config.yaml), e.g. the embedding model.", no_args_is_help=True)
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import typer
 
-from ragbag.apps.cli.safe_text import block, line
 from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
+from ragbag.core.terminal import block, line
 
 _SUFFIXES = {".png": "png", ".html": "html", ".htm": "html"}
 

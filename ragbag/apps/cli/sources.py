@@ -2,7 +2,7 @@
 
 Registration lives in the home (``sources.yaml``); each change is mirrored into the Dagster
 instance at once so the UI shows it, and ``build`` runs the pipeline through
-``ragbag.apps.runner``. Heavy imports (Dagster, LanceDB) happen inside the commands that need
+``ragbag.orchestration.runner``. Heavy imports (Dagster, LanceDB) happen inside the commands that need
 them, so ``ragbag add`` stays instant.
 """
 
@@ -15,10 +15,10 @@ from typing import Any
 import typer
 
 from ragbag.apps.cli.console import console
-from ragbag.apps.cli.safe_text import line, markup
 from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
+from ragbag.core.terminal import line, markup
 
 
 def add(
@@ -51,7 +51,7 @@ def add(
     home = Home()
     options: dict[str, Any] = {}
     if schedule is not None:
-        from ragbag.pipelines.schedules import valid_cron
+        from ragbag.orchestration.schedules import valid_cron
 
         if not valid_cron(schedule):
             raise RagbagError(f"--schedule {schedule!r} is not a valid cron string (e.g. '0 7 * * *')")
@@ -152,7 +152,7 @@ def build(
     if not targets:
         raise RagbagError("no sources registered: `ragbag add CONNECTOR NAME PATH` first")
 
-    from ragbag.apps.runner import BuildsStopped, run_builds
+    from ragbag.orchestration.runner import BuildsStopped, run_builds
 
     stopped = None
     try:
@@ -282,7 +282,7 @@ def _known_connectors() -> tuple[str, ...]:
 
 def _sync_partitions(home: Home, add=(), remove=()) -> None:
     """Mirror a registry change into the Dagster instance, so the UI shows it at once."""
-    from ragbag.apps.runner import sync_partitions
+    from ragbag.orchestration.runner import sync_partitions
 
     sync_partitions(home, add=add, remove=remove)
 

@@ -8,8 +8,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ragbag.apps.cli.console import console
-from ragbag.apps.cli.safe_text import line
 from ragbag.core import jsonout
+from ragbag.core.terminal import line
 
 
 def history(

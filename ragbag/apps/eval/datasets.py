@@ -97,7 +97,7 @@ def _load_squad(path: Path) -> Dataset:
 
 def build(ds: Dataset, home: Home) -> dict[str, Any]:
     """Write the corpus as files (id → file name kept in ids.json) and build it through Dagster."""
-    from ragbag.apps.runner import run_builds
+    from ragbag.orchestration.runner import run_builds
 
     docs = home.root.parent / f"{home.root.name}-corpus"
     docs.mkdir(parents=True, exist_ok=True)

@@ -67,7 +67,7 @@ def load(path: Path) -> HomeSet:
 
 def build(ds: HomeSet, home: Home) -> dict[str, Any]:
     """Register every source of the set in ``home`` and build them all through Dagster."""
-    from ragbag.apps.runner import run_builds
+    from ragbag.orchestration.runner import run_builds
 
     registered = home.sources()
     named = tuple(s["connector"] for s in ds.sources)  # an unknown one fails when its build starts

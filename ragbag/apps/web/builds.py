@@ -1,6 +1,6 @@
 """The status page's "Refresh now": the build ``ragbag build SOURCE`` runs, in the background.
 
-``ragbag.apps.runner.run_builds`` is the CLI's own path (the change check that skips an
+``ragbag.orchestration.runner.run_builds`` is the CLI's own path (the change check that skips an
 unchanged source, one Dagster run of the source's partition, the report), so a refresh from
 the page is a run like any other in the Dagster UI's history. It runs in one worker thread,
 one build at a time: a second request while one runs is refused (409), never queued behind
@@ -71,7 +71,7 @@ class Refresher:
             self._state.update(stage=stage, done=done, total=total)
 
     def _run(self, source: Any) -> None:
-        from ragbag.apps.runner import run_builds
+        from ragbag.orchestration.runner import run_builds
 
         report: dict[str, Any] | None = None
         error: str | None = None

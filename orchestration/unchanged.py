@@ -1,6 +1,6 @@
 """How a source skipped as unchanged shows in Dagster: a reported materialisation, no run.
 
-A refresh that finds the same files and settings (``ragbag.build.changes``) starts no run. The
+A refresh that finds the same files and settings (``ragbag.pipeline.changes``) starts no run. The
 publish asset (``<connector>/bm25``, the index search reads) still gets a materialisation of
 that partition, reported without a run, with ``unchanged: true`` in its metadata: the UI shows it
 as up to date (its freshness policy stays green for a source that simply did not change) and
@@ -15,9 +15,9 @@ from typing import Any
 
 import dagster as dg
 
-from ragbag.build import changes
-from ragbag.build.stages import PUBLISH
 from ragbag.core.home import Home, Source
+from ragbag.pipeline import changes
+from ragbag.pipeline.stages import PUBLISH
 
 DESCRIPTION = "Unchanged since its last build (same files, settings and model): checked, nothing read, no run."
 

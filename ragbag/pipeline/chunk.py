@@ -14,14 +14,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from ragbag.build import history
-from ragbag.build.preview import ROWS as PREVIEW_ROWS
-from ragbag.build.preview import preview
 from ragbag.core import progress
 from ragbag.core.home import Source
 from ragbag.core.records import Document, Span, stable_hash
 from ragbag.index.store import SCHEMAS, Store, lit
 from ragbag.models import embedding
+from ragbag.pipeline import history
+from ragbag.pipeline.preview import ROWS as PREVIEW_ROWS
+from ragbag.pipeline.preview import preview
 from ragbag.text.chunking import CHUNKER_VERSION
 
 Spanner = Callable[[Document, Callable[[str], int], int], list[Span]]

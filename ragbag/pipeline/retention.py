@@ -12,10 +12,10 @@ from __future__ import annotations
 import shutil
 from datetime import UTC, datetime, timedelta
 
-from ragbag.build import changes, cursor
 from ragbag.core.home import Home, Source
 from ragbag.index import published
 from ragbag.index.store import SOURCE_TABLES, Store
+from ragbag.pipeline import changes, cursor
 from ragbag.text.ocr import source_cache_folders
 
 

@@ -10,11 +10,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ragbag.build.graph_config import graph_params, graph_profile
 from ragbag.core.home import Home, Source
 from ragbag.core.records import stable_hash
 from ragbag.index import graph, published
 from ragbag.index.params import params_dict
+from ragbag.pipeline.graph_config import graph_params, graph_profile
 
 STAGED_DIR = "graph"  # in the source's index directory
 NODES = "nodes.json"  # (chunk id, content hash) of each index row, in order (compact: node = distinct hash)

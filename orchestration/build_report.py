@@ -23,7 +23,7 @@ _GRAPH = ("profile", "mode", "recall_at_10", "bytes")
 
 def from_run(home: Home, src: Source, result, seconds: float) -> tuple[dict[str, Any], StorageFault | None]:
     """The report of one Dagster run of ``src``, and the storage fault that failed it, if one did."""
-    from ragbag.build.stages import PUBLISH
+    from ragbag.pipeline.stages import PUBLISH
 
     meta: dict[str, dict[str, Any]] = {}
     for ev in result.get_asset_materialization_events():

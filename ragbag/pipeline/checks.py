@@ -11,14 +11,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragbag.build.graph_config import graph_profile
-from ragbag.build.staged import staged_graph, staged_graph_dir
 from ragbag.core.home import Home, Source
 from ragbag.index import graph, published, quality
 from ragbag.index.compact.graph import Compact
 from ragbag.index.published import home_model
 from ragbag.index.store import Store
 from ragbag.models import embedding
+from ragbag.pipeline.graph_config import graph_profile
+from ragbag.pipeline.staged import staged_graph, staged_graph_dir
 
 
 @dataclass

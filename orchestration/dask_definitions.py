@@ -1,6 +1,6 @@
 """The ragbag code location with a Dask executor (the ``scale`` extra: dagster-dask, distributed).
 
-The same assets, jobs, sensors and schedules as ``ragbag.pipelines.definitions``; only the executor
+The same assets, jobs, sensors and schedules as ``ragbag.orchestration.definitions``; only the executor
 differs: each step of a run is a task on a Dask cluster, chosen per run with run config
 ``execution: {config: {cluster: {existing: {address: tcp://scheduler:8786}}}}`` or
 ``{local: {n_workers: 2, threads_per_worker: 1}}`` (the config of dagster-dask's
@@ -29,8 +29,8 @@ import dagster as dg
 import dask.distributed
 from dagster_dask.executor import DaskExecutor, dask_executor, get_dask_resource_requirements, query_on_dask_worker
 
-from ragbag.assets.dagster_internals import iterate_with_context, raise_execution_interrupts
-from ragbag.pipelines import definitions as _ragbag
+from ragbag.orchestration import definitions as _ragbag
+from ragbag.orchestration.dagster_internals import iterate_with_context, raise_execution_interrupts
 
 _CLUSTERS = {  # cluster type -> (module, class), as dagster-dask creates them
     "local": ("dask.distributed", "LocalCluster"),

@@ -15,15 +15,15 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragbag.build import checks, chunk, early, embed, graph_stage, ingest, pending, publish, staged
 from ragbag.core.home import Home, Source
 from ragbag.index import graph
 from ragbag.index.published import home_model
 from ragbag.index.store import Store
+from ragbag.pipeline import checks, chunk, early, embed, graph_stage, ingest, pending, publish, staged
 from ragbag.text.chunking import CHUNKER_VERSION
 
 # The run tag of a build allowed to empty its source (`ragbag build NAME --allow-empty`; a launch
-# from the UI may carry it too): see ragbag.build.ingest.
+# from the UI may carry it too): see ragbag.pipeline.ingest.
 ALLOW_EMPTY_TAG = "ragbag/allow-empty"
 
 

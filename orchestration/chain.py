@@ -1,9 +1,9 @@
 """The asset chain of one connector, partitioned by source name: one asset per row of the stage
-table (``ragbag.build.stages``: keys, order, code versions, kinds, checks and what each runs).
+table (``ragbag.pipeline.stages``: keys, order, code versions, kinds, checks and what each runs).
 
 ``documents`` reads the source; ``chunks``, ``embeddings``, ``graph`` and ``bm25`` follow
 eagerly. Every asset returns counts, errors, a preview and the LanceDB table version as
-metadata. ``bm25`` is the publish step (``ragbag.build.publish``): it builds the keyword index
+metadata. ``bm25`` is the publish step (``ragbag.pipeline.publish``): it builds the keyword index
 and ships it with the graph the stage before staged, as the version search reads. Its key
 stays ``bm25`` (see ``stages.PUBLISH``).
 """
@@ -17,14 +17,14 @@ from typing import Any
 
 import dagster as dg
 
-from ragbag.assets.dagster_internals import cron_string_iterator
-from ragbag.assets.pool import POOL
-from ragbag.assets.resources import RagbagHome
-from ragbag.build import stages
 from ragbag.core import leases
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
 from ragbag.index.store import Store
+from ragbag.orchestration.dagster_internals import cron_string_iterator
+from ragbag.orchestration.pool import POOL
+from ragbag.orchestration.resources import RagbagHome
+from ragbag.pipeline import stages
 
 PUBLISH = stages.PUBLISH
 # A backfill over a connector's sources (partition range) is one run; each stage then iterates

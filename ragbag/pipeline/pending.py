@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ragbag.build.graph_config import graph_profile
 from ragbag.core.home import Home, Source
+from ragbag.pipeline.graph_config import graph_profile
 
 _PENDING = "pending_vectors.npz"
 

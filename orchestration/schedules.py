@@ -10,10 +10,10 @@ from types import ModuleType
 
 import dagster as dg
 
-from ragbag.assets.chain import job_name
-from ragbag.assets.dagster_internals import cron_string_iterator, is_valid_cron_string
-from ragbag.assets.resources import RagbagHome
-from ragbag.assets.unchanged import needing_runs
+from ragbag.orchestration.chain import job_name
+from ragbag.orchestration.dagster_internals import cron_string_iterator, is_valid_cron_string
+from ragbag.orchestration.resources import RagbagHome
+from ragbag.orchestration.unchanged import needing_runs
 
 DEFAULT_CRON = "0 * * * *"
 

@@ -1,52 +1,42 @@
-"""Run builds through Dagster from the CLI, so every build is a run the UI shows.
+"""Run builds through Dagster from the CLI, the MCP server and the search page, so every build
+is a run the UI shows.
 
-The CLI and ``dagster dev`` share ``$RAGBAG_HOME/dagster`` as DAGSTER_HOME. Runs execute in
-this process; stages report progress to ``ragbag.core.progress``, which this module turns into
-progress bars. This is the one engine module that imports Dagster (lazily).
+The CLI and ``dagster dev`` share ``$RAGBAG_HOME/dagster`` (``instance``). Runs execute in this
+process; stages report progress to ``ragbag.core.progress``, which this module turns into
+progress bars. Also what else touches runs: a source's partitions, waiting for its runs to end
+and deleting them when it is removed.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import sys
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
-from ragbag.apps import build_report
-from ragbag.assets.pool import ensure_pool, reap_dead_runs
 from ragbag.core import leases, progress
 from ragbag.core.errors import StorageFault
 from ragbag.core.home import Home, Source
 from ragbag.core.storage_faults import explain
+from ragbag.orchestration import build_report
+from ragbag.orchestration.instance import dagster_instance
+from ragbag.orchestration.pool import ensure_pool, reap_dead_runs
 
 # The run's events still go to the instance (and the UI); the terminal shows the build's report
-# (``ragbag.apps.build_report``: every failure's cause, every skipped record), not Dagster's echo of
+# (``ragbag.orchestration.build_report``: every failure's cause, every skipped record), not Dagster's echo of
 # them, which for a failed step is its stack.
 _QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 # Runs this process gave up on when the disk failed: Dagster could not record their end, so
 # they hold the writers' pool as runs of a live process, which no reaper frees. A server
 # (`ragbag mcp`, `ragbag serve`) lives on to build again: its next build settles them first.
 _abandoned: set[str] = set()
-
-
-def use_home(home: Home) -> None:
-    """Point Dagster and the assets' resource at this home before Dagster is imported."""
-    home.ensure()
-    os.environ["DAGSTER_HOME"] = str(home.dagster_home)
-    os.environ["RAGBAG_HOME"] = str(home.root)
-
-
-def dagster_instance(home: Home):
-    """The Dagster instance the CLI and `dagster dev` share, in this home."""
-    use_home(home)
-    import dagster as dg
-
-    return dg.DagsterInstance.get()
+# A `dagster dev` run's process is known by its steps' leases, and between one step's end and
+# the next one's start it holds none: this long without one, it is taken for dead.
+BETWEEN_STEPS_S = 5.0
 
 
 def sync_partitions(home: Home, add: Iterable[Source] = (), remove: Iterable[Source] = ()) -> None:
@@ -54,7 +44,7 @@ def sync_partitions(home: Home, add: Iterable[Source] = (), remove: Iterable[Sou
     add, remove = list(add), list(remove)
     if not add and not remove:
         return
-    from ragbag.assets.chain import partitions_for
+    from ragbag.orchestration.chain import partitions_for
 
     instance = dagster_instance(home)
     ensure_pool(instance)
@@ -85,13 +75,13 @@ def run_builds(
     unless the disk did it (:class:`BuildsStopped`).
 
     A source whose files and settings are as its published index was built from starts no run
-    (``ragbag.build.changes``; ``force`` runs it anyway): it is reported to Dagster as an
-    unchanged materialisation (``ragbag.assets.unchanged``), and when every source is, the
+    (``ragbag.pipeline.changes``; ``force`` runs it anyway): it is reported to Dagster as an
+    unchanged materialisation (``ragbag.orchestration.unchanged``), and when every source is, the
     definitions are not even loaded. Dead builds are reaped either way. ``allow_empty`` lets a
-    source whose records all vanished be emptied (``ragbag.build.ingest``); its runs say so in
+    source whose records all vanished be emptied (``ragbag.pipeline.ingest``); its runs say so in
     their tags.
     """
-    from ragbag.build import changes
+    from ragbag.pipeline import changes
 
     _terminable_children()
     instance = dagster_instance(home)
@@ -106,7 +96,7 @@ def run_builds(
         if record is None or not _has_partition(instance, src):
             todo.append(src)
             continue
-        from ragbag.assets.unchanged import record_unchanged
+        from ragbag.orchestration.unchanged import record_unchanged
 
         record_unchanged(instance, src, record)
         reports[src.name] = build_report.unchanged(src, record, time.time() - started)
@@ -127,8 +117,8 @@ def _run(
     reports: dict[str, dict[str, Any]],
 ) -> StorageFault | None:
     """Run each source's build into ``reports``; the storage fault that stopped them, if one did."""
-    from ragbag.apps.cli.safe_text import Stream
-    from ragbag.build.stages import ALLOW_EMPTY_TAG
+    from ragbag.core.terminal import Stream
+    from ragbag.pipeline.stages import ALLOW_EMPTY_TAG
 
     sync_partitions(home, add=sources)
     tags = {"ragbag/trigger": "cli", "ragbag/pid": leases.identity()} | (
@@ -149,8 +139,8 @@ def _run(
 def _build(home: Home, instance, src: Source, tags: dict[str, str]) -> tuple[dict[str, Any], StorageFault | None]:
     """One source's run and its report, also when ``ragbag remove`` took the source meanwhile or
     the disk failed under it (then that fault too)."""
-    from ragbag.assets.chain import job_name
-    from ragbag.pipelines.definitions import defs
+    from ragbag.orchestration.chain import job_name
+    from ragbag.orchestration.definitions import defs
 
     started = time.time()
     if _removed(home, src):  # by `ragbag remove` while the sources before it built
@@ -207,7 +197,7 @@ def _removed(home: Home, src: Source) -> bool:
 
 
 def _has_partition(instance, src: Source) -> bool:
-    from ragbag.assets.chain import partitions_for
+    from ragbag.orchestration.chain import partitions_for
 
     return instance.has_dynamic_partition(partitions_for(src.connector).name, src.name)
 
@@ -250,7 +240,7 @@ def _forget_latest(instance, run_ids: set[str]) -> None:
     storage = instance.event_log_storage
     if not run_ids or not hasattr(storage, "index_connection"):
         return
-    from ragbag.assets.dagster_internals import AssetKeyTable
+    from ragbag.orchestration.dagster_internals import AssetKeyTable
 
     with storage.index_connection() as conn:
         conn.execute(
@@ -258,6 +248,46 @@ def _forget_latest(instance, run_ids: set[str]) -> None:
             .where(AssetKeyTable.c.last_run_id.in_(sorted(run_ids)))
             .values(last_materialization=None, last_run_id=None)
         )
+
+
+def wait_for_runs(home: Home, src: Source, wait_s: float, waiting: Callable[[str], None]) -> list[str]:
+    """Wait until no run of the source is under way; the ids of those still under way after
+    ``wait_s``. A run counts while its process lives: a CLI run's (its ``ragbag/pid``), or,
+    for a run `dagster dev` started, a process holding one of its steps' leases, allowing for the
+    moment between two steps when none does; a run whose process died never ends by itself."""
+    import dagster as dg
+
+    instance = dagster_instance(home)
+    statuses = [
+        dg.DagsterRunStatus.NOT_STARTED,
+        dg.DagsterRunStatus.STARTING,
+        dg.DagsterRunStatus.STARTED,
+        dg.DagsterRunStatus.CANCELING,
+    ]
+    started = last_live = time.monotonic()
+    said = False
+    while True:
+        reap_dead_runs(instance, home)  # a dead CLI build's run is failed: no longer under way
+        runs = {
+            r.run_id: r
+            for tags in ({"dagster/partition": src.name}, {"ragbag/source": src.name})
+            for r in instance.get_runs(filters=dg.RunsFilter(tags=tags, statuses=statuses))
+        }
+        live = sorted(i for i, r in runs.items() if _running(home, r))
+        now = time.monotonic()
+        if live:
+            last_live = now
+        if not runs or (not live and now - last_live > BETWEEN_STEPS_S) or now - started > wait_s:
+            return live
+        if not said:
+            waiting(f"a build of {src.name} is under way; waiting for it to stop")
+            said = True
+        time.sleep(0.2)
+
+
+def _running(home: Home, run) -> bool:
+    who = run.tags.get("ragbag/pid")
+    return leases.held_by(who) if who else leases.run_held(home.lease_dir, run.run_id)
 
 
 def _terminable_children() -> None:

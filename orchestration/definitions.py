@@ -5,9 +5,9 @@ from __future__ import annotations
 import dagster as dg
 
 from ragbag import connectors
-from ragbag.assets.chain import RagbagHome, connector_chain, freshness_for, job_name
-from ragbag.pipelines.schedules import connector_schedule, cron_for, override_sensor
-from ragbag.pipelines.sensors import change_sensor, reaper_sensor, sources_sensor
+from ragbag.orchestration.chain import RagbagHome, connector_chain, freshness_for, job_name
+from ragbag.orchestration.schedules import connector_schedule, cron_for, override_sensor
+from ragbag.orchestration.sensors import change_sensor, reaper_sensor, sources_sensor
 
 
 def build_definitions() -> dg.Definitions:

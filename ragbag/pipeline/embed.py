@@ -14,14 +14,14 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ragbag.build import shards
-from ragbag.build.pending import add_pending, read_pending
-from ragbag.build.preview import ROWS as PREVIEW_ROWS
-from ragbag.build.preview import preview
 from ragbag.core import progress
 from ragbag.core.home import Source
 from ragbag.index.store import Store
 from ragbag.models import embedding
+from ragbag.pipeline import shards
+from ragbag.pipeline.pending import add_pending, read_pending
+from ragbag.pipeline.preview import ROWS as PREVIEW_ROWS
+from ragbag.pipeline.preview import preview
 
 
 def embed(
@@ -44,8 +44,8 @@ def embed(
     ``restore``: the source was compact and is fast now, so rows without a vector are embedded
     again (from the cache where it can). ``early``: told (embedded, to embed, a content hash's
     vector so far) before the first batch and after each, to publish search early
-    (``ragbag.build.early``). ``cluster``: the home's ``build.embed_cluster``, to encode the
-    texts in shards on a Dask cluster (``ragbag.build.shards``); "" encodes here.
+    (``ragbag.pipeline.early``). ``cluster``: the home's ``build.embed_cluster``, to encode the
+    texts in shards on a Dask cluster (``ragbag.pipeline.shards``); "" encodes here.
     """
     in_graph = in_graph if pending is not None and in_graph else set()
     chunks = store.rows("chunks", source.name, ["chunk_id", "content_hash"]).to_pydict()

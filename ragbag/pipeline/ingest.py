@@ -15,14 +15,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from ragbag.build import changes, cursor, history
-from ragbag.build.preview import ROWS as PREVIEW_ROWS
-from ragbag.build.preview import preview
 from ragbag.core import progress
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
 from ragbag.core.records import Cursor, Document, ReadError, Seen, doc_id_for
 from ragbag.index.store import SCHEMAS, Store
+from ragbag.pipeline import changes, cursor, history
+from ragbag.pipeline.preview import ROWS as PREVIEW_ROWS
+from ragbag.pipeline.preview import preview
 
 # A batch is written when it holds this many records or this much text, whichever comes first.
 _BATCH_RECORDS = 2_000
@@ -38,7 +38,7 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
     Incremental connectors read only past their cursor and vouch for older records with
     ``Seen``; everything else stored but not yielded is a deletion. The new cursor is saved only
     after the documents are written, so a killed build re-reads rather than skips. A changed or
-    deleted document's previous text is kept as a version (``ragbag.build.history``).
+    deleted document's previous text is kept as a version (``ragbag.pipeline.history``).
 
     Every record of a source vanishing at once, with no error to say why (a missing path, an
     empty folder, 0 records read), is an unplugged disk or a moved export far more often than a

@@ -1,6 +1,6 @@
 """The graph stage: build or update a source's proximity graph and stage it for publication.
 
-The staged graph lives in the source's index directory (its layout: ``build/staged.py``) until
+The staged graph lives in the source's index directory (its layout: ``pipeline/staged.py``) until
 the publish step links it into a version.
 Three ways to get there, chosen by ``_build_or_update``:
 
@@ -26,15 +26,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragbag.build.graph_config import graph_params, graph_profile
-from ragbag.build.pending import pending_path, read_pending
-from ragbag.build.staged import (
-    NODES,
-    STAGED_DIR,
-    chunk_identity,
-    graph_fingerprint,
-    staged_graph,
-)
 from ragbag.core import progress
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
@@ -45,6 +36,15 @@ from ragbag.index.nodes import first_rows, row_nodes
 from ragbag.index.params import Params, params_dict
 from ragbag.index.store import Store
 from ragbag.models import embedding
+from ragbag.pipeline.graph_config import graph_params, graph_profile
+from ragbag.pipeline.pending import pending_path, read_pending
+from ragbag.pipeline.staged import (
+    NODES,
+    STAGED_DIR,
+    chunk_identity,
+    graph_fingerprint,
+    staged_graph,
+)
 
 Pair = tuple[str, str]  # (chunk id, content hash): a row of the index
 

@@ -12,11 +12,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from ragbag.build import changes
-from ragbag.build.preview import ROWS as PREVIEW_ROWS
-from ragbag.build.preview import preview
-from ragbag.build.retention import retain
-from ragbag.build.staged import chunk_identity, graph_fingerprint, link_staged_graph, staged_graph
 from ragbag.core import progress
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
@@ -24,6 +19,11 @@ from ragbag.core.records import stable_hash
 from ragbag.index import bm25, published
 from ragbag.index.store import Store, lit
 from ragbag.models import embedding
+from ragbag.pipeline import changes
+from ragbag.pipeline.preview import ROWS as PREVIEW_ROWS
+from ragbag.pipeline.preview import preview
+from ragbag.pipeline.retention import retain
+from ragbag.pipeline.staged import chunk_identity, graph_fingerprint, link_staged_graph, staged_graph
 
 
 def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, Any]:

@@ -6,10 +6,10 @@ import json
 import dagster as dg
 
 from ragbag import connectors
-from ragbag.assets.chain import job_name, partitions_for
-from ragbag.assets.pool import reap_dead_runs
-from ragbag.assets.resources import RagbagHome
-from ragbag.build.changes import tree_fingerprint
+from ragbag.orchestration.chain import job_name, partitions_for
+from ragbag.orchestration.pool import reap_dead_runs
+from ragbag.orchestration.resources import RagbagHome
+from ragbag.pipeline.changes import tree_fingerprint
 
 
 @dg.sensor(

@@ -1,5 +1,5 @@
 """An incremental connector's read cursor for a source: written by the read stage after a read,
-read by the next, deleted with the source (``build/retention``). One owner for the file.
+read by the next, deleted with the source (``pipeline/retention``). One owner for the file.
 """
 
 from __future__ import annotations

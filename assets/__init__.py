@@ -1,1 +1,0 @@
-"""Dagster assets: per connector, the chain documents → chunks → embeddings → bm25."""
