@@ -19,6 +19,7 @@ from typing import Any
 
 from ragbag.core.dates import iso
 from ragbag.core.home import Home
+from ragbag.core.rows import Hit, ShownHit
 
 FIELDS = ("citation", "source", "connector", "uri", "title", "date", "doc_id", "text")
 PAGE_FIELDS = ("page", "page_end")  # a PDF passage's, beside FIELDS where known
@@ -150,28 +151,30 @@ def lookup(home: Home, cid: str) -> dict[str, Any] | None:
     return None
 
 
-def hit_dict(h: dict[str, Any], rank: int) -> dict[str, Any]:
+def hit_dict(h: Hit, rank: int) -> ShownHit:
     """A search hit as tools and `ask --json` show it."""
-    return {
-        "rank": rank,
-        "citation": h["citation"],
-        "score": round(float(h["score"]), 6),
-        "vector_score": None
+    shown = ShownHit(
+        rank=rank,
+        citation=h["citation"],
+        score=round(float(h["score"]), 6),
+        vector_score=None
         if h.get("vector_score") is None or h["vector_score"] != h["vector_score"]
-        else round(float(h["vector_score"]), 4),
-        "source": h["source"],
-        "connector": h["connector"],
-        "title": h["title"],
-        "uri": h["uri"],
-        "date": iso(h.get("date")),
-        "doc_id": h["doc_id"],
-        "version": int(h.get("version") or 1),
-        "valid_to": iso(h.get("valid_to")),
-        "start": int(h["start"]),
-        "end": int(h["end"]),
-        "text": h["text"],
-        **page_span(h.get("metadata")),
-    }
+        else round(float(h["vector_score"] or 0.0), 4),
+        source=h["source"],
+        connector=h["connector"],
+        title=h["title"],
+        uri=h["uri"],
+        date=iso(h.get("date")),
+        doc_id=h["doc_id"],
+        version=int(h.get("version") or 1),
+        valid_to=iso(h.get("valid_to")),
+        start=int(h["start"]),
+        end=int(h["end"]),
+        text=h["text"],
+    )
+    if pages := page_span(h.get("metadata")):
+        shown["page_start"], shown["page_end"] = pages["page_start"], pages["page_end"]
+    return shown
 
 
 def page_span(meta: Any) -> dict[str, int]:

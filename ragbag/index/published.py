@@ -44,6 +44,7 @@ import pyarrow.ipc  # noqa: F401  (pa.ipc)
 
 from ragbag.core.errors import DamagedIndex
 from ragbag.core.home import Home, Source
+from ragbag.core.rows import ChunkRow, columns
 from ragbag.core.settings import DEFAULT_MODEL
 from ragbag.index import graph
 from ragbag.index.store import PUBLISHED as PUBLISHED_TABLES
@@ -58,28 +59,7 @@ ROWS = "rows.arrow"
 VECTORS = "vectors.npy"
 # The chunks' columns ``ROWS`` holds: what search shows and filters on, and what reranking and a
 # compact source's recomputing read (content_hash, index_text).
-ROW_FIELDS = (
-    "chunk_id",
-    "doc_id",
-    "source",
-    "connector",
-    "uri",
-    "title",
-    "text",
-    "ordinal",
-    "start",
-    "end",
-    "date",
-    "created_at",
-    "updated_at",
-    "metadata",
-    "content_hash",
-    "index_text",
-    "version",
-    "first_version",
-    "valid_from",
-    "valid_to",
-)
+ROW_FIELDS = tuple(name for name, (_, col) in columns(ChunkRow).items() if col.published)
 # A version a publish superseded stays readable this long: a search that followed ``current``
 # just before the swap is still reading its files (a big source's load takes seconds). A later
 # publish deletes it after that; a reader slower still re-reads ``current`` (``ragbag.search.snapshot.load``).

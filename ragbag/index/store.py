@@ -30,55 +30,32 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from ragbag.core.errors import RagbagError
+from ragbag.core.rows import ChunkRow, DocumentRow, columns
 
 TS = pa.timestamp("us", tz="UTC")
 
+
+def _arrow_schema(row: type) -> pa.Schema:
+    """A table's Arrow schema from its row type (``ragbag.core.rows``): the one definition."""
+    out = []
+    for name, (hint, col) in columns(row).items():
+        if col.storage:
+            kind = getattr(pa, col.storage)()
+        elif hint == datetime | None:
+            kind = TS
+        elif hint == list[str]:
+            kind = pa.list_(pa.string())
+        elif hint is str:
+            kind = pa.string()
+        else:
+            raise TypeError(f"{row.__name__}.{name}: no Arrow type for {hint}")
+        out.append((name, kind))
+    return pa.schema(out)
+
+
 SCHEMAS: dict[str, pa.Schema] = {
-    "documents": pa.schema(
-        [
-            ("doc_id", pa.string()),
-            ("source", pa.string()),
-            ("connector", pa.string()),
-            ("native_id", pa.string()),
-            ("uri", pa.string()),
-            ("title", pa.string()),
-            ("text", pa.string()),
-            ("created_at", TS),
-            ("updated_at", TS),
-            ("date", TS),
-            ("authors", pa.list_(pa.string())),
-            ("metadata", pa.string()),
-            ("content_hash", pa.string()),
-            ("version", pa.int32()),
-            ("valid_from", TS),
-            ("valid_to", TS),
-        ]
-    ),
-    "chunks": pa.schema(
-        [
-            ("chunk_id", pa.string()),
-            ("doc_id", pa.string()),
-            ("source", pa.string()),
-            ("connector", pa.string()),
-            ("ordinal", pa.int32()),
-            ("text", pa.string()),
-            ("index_text", pa.string()),
-            ("start", pa.int64()),
-            ("end", pa.int64()),
-            ("content_hash", pa.string()),
-            ("doc_hash", pa.string()),
-            ("uri", pa.string()),
-            ("title", pa.string()),
-            ("created_at", TS),
-            ("updated_at", TS),
-            ("date", TS),
-            ("metadata", pa.string()),
-            ("version", pa.int32()),
-            ("first_version", pa.int32()),
-            ("valid_from", TS),
-            ("valid_to", TS),
-        ]
-    ),
+    "documents": _arrow_schema(DocumentRow),
+    "chunks": _arrow_schema(ChunkRow),
     "embeddings": pa.schema(
         [
             ("chunk_id", pa.string()),

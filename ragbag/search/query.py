@@ -20,6 +20,7 @@ from ragbag.core.cache import RowCache
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.records import citation_for
+from ragbag.core.rows import Hit, fields
 from ragbag.index import bm25, hnsw, published
 from ragbag.index.compact.graph import Compact
 from ragbag.index.compact.search import search_compact
@@ -35,41 +36,7 @@ from ragbag.text import exact
 if TYPE_CHECKING:
     import pandas as pd
 
-COLUMNS = [
-    "text",
-    "score",
-    "source",
-    "connector",
-    "uri",
-    "title",
-    "doc_id",
-    "chunk_id",
-    "citation",
-    "metadata",
-    "date",
-    "ordinal",
-    "start",
-    "end",
-    "vector_score",
-    "keyword_score",
-    "chunk_text",
-    "version",
-    "valid_from",
-    "valid_to",
-]
-_HIT_FIELDS = (
-    "source",
-    "connector",
-    "uri",
-    "title",
-    "doc_id",
-    "chunk_id",
-    "metadata",
-    "date",
-    "ordinal",
-    "start",
-    "end",
-)
+COLUMNS = fields(Hit)
 
 
 def search(request: SearchRequest | str, home: Home | str | None = None, **options: Any) -> pd.DataFrame:
@@ -89,7 +56,7 @@ def search(request: SearchRequest | str, home: Home | str | None = None, **optio
     return pd.DataFrame(results(request, home, **options), columns=COLUMNS)
 
 
-def results(request: SearchRequest | str, home: Home | str | None = None, **options: Any) -> list[dict[str, Any]]:
+def results(request: SearchRequest | str, home: Home | str | None = None, **options: Any) -> list[Hit]:
     """The hits of ``search``, best first, each a dict of ``COLUMNS`` in that order (a missing
     score or date is None)."""
     if not isinstance(request, SearchRequest):
@@ -145,7 +112,7 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
         ranked = _collapse(ranked, snaps, 3 * r.k if r.context > 0 else r.k)
     vec_d = {(i, j): sc for i, j, sc in (vec or [])}
     kw_d = {(i, j): sc * ceilings[i] for i, j, sc in (kw or [])}  # BM25, whatever the fusion
-    out: list[dict[str, Any]] = []
+    out: list[Hit] = []
     covered: set[tuple[int, int]] = set()
     for i, j, score in ranked:
         if len(out) == r.k:
@@ -155,19 +122,30 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
         if r.context > 0 and any((i, x) in covered for x in rows):
             continue  # already inside the passage of a better hit
         covered.update((i, x) for x in rows)
-        hit = {
-            **{c: row[c] for c in _HIT_FIELDS},
-            "text": "\n".join(snaps[i].records[x]["text"] for x in rows),
-            "chunk_text": row["text"],
-            "score": float(score),
-            "citation": citation_for(row["chunk_id"]),
-            "vector_score": float(vec_d[(i, j)]) if (i, j) in vec_d else None,
-            "keyword_score": float(kw_d[(i, j)]) if (i, j) in kw_d else None,
-            "version": row.get("version") or 1,
-            "valid_from": row.get("valid_from"),
-            "valid_to": row.get("valid_to"),
-        }
-        out.append({c: hit[c] for c in COLUMNS})
+        out.append(
+            Hit(
+                text="\n".join(snaps[i].records[x]["text"] for x in rows),
+                score=float(score),
+                source=row["source"],
+                connector=row["connector"],
+                uri=row["uri"],
+                title=row["title"],
+                doc_id=row["doc_id"],
+                chunk_id=row["chunk_id"],
+                citation=citation_for(row["chunk_id"]),
+                metadata=row["metadata"],
+                date=row["date"],
+                ordinal=row["ordinal"],
+                start=row["start"],
+                end=row["end"],
+                vector_score=float(vec_d[(i, j)]) if (i, j) in vec_d else None,
+                keyword_score=float(kw_d[(i, j)]) if (i, j) in kw_d else None,
+                chunk_text=row["text"],
+                version=row.get("version") or 1,
+                valid_from=row.get("valid_from"),
+                valid_to=row.get("valid_to"),
+            )
+        )
     return out
 
 

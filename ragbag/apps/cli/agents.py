@@ -16,6 +16,7 @@ from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.terminal import block, line
+from ragbag.search.request import MODES
 
 LLM = typer.Option(None, "--llm", help="Provider: extractive (default), ollama, openai, anthropic, llama-cpp.")
 MODEL = typer.Option(None, "--model", help="Model name (a .gguf path for llama-cpp).")
@@ -41,7 +42,7 @@ def _print_sources(cited: list[dict[str, Any]]) -> None:
 def ask(
     question: str | None = typer.Argument(None, help="The question (optional with -i)."),
     filters: dict[str, Any] = FILTER_OPTIONS,
-    mode: str = typer.Option("hybrid", "--mode", help="Retrieval: hybrid, vector or keyword."),
+    mode: str = typer.Option("hybrid", "--mode", help="Retrieval: " + " | ".join(MODES) + "."),
     llm_name: str | None = LLM,
     model: str | None = MODEL,
     base_url: str | None = BASE_URL,

@@ -10,6 +10,7 @@ from ragbag.core import jsonout
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.terminal import markup
+from ragbag.search.request import MODES
 
 
 def eval_cmd(
@@ -19,7 +20,7 @@ def eval_cmd(
         "with home.json), `personal` (the project's own personal-data set) or `persona-b` (a second "
         "persona, held out: never tuned on).",
     ),
-    mode: str = typer.Option("all", "--mode", help="keyword, vector, hybrid or all."),
+    mode: str = typer.Option("all", "--mode", help=" | ".join(MODES) + " | all."),
     model: str | None = typer.Option(None, "--model", help="Embedding model (default: this home's)."),
     home: str | None = typer.Option(None, "--home", help="Keep the built index here and reuse it next time."),
     max_queries: int | None = typer.Option(None, "--max-queries", help="Score only the first N queries."),
@@ -36,13 +37,12 @@ def eval_cmd(
     hit@10, MRR@10, nDCG@10 per query kind, and how many negatives stay quiet)."""
     from ragbag.apps.eval import datasets as evaluate
     from ragbag.index.published import home_model
-    from ragbag.search.request import MODES
     from ragbag.search.request import rerank_depth as depth
 
     modes = list(MODES) if mode == "all" else [mode]
     for m in modes:
         if m not in MODES:
-            raise RagbagError(f"unknown mode {m!r}; use keyword, vector, hybrid or all")
+            raise RagbagError(f"unknown mode {m!r}; use {', '.join(MODES)} or all")
     result = evaluate.evaluate(
         dataset,
         modes,

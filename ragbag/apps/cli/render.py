@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ragbag.answer.citations import marker
+from ragbag.core.rows import Hit
 from ragbag.core.terminal import line
 from ragbag.text import snippets
 
@@ -25,7 +26,7 @@ def marked(segments: list[list[Any]]) -> Text:
     return out
 
 
-def print_hits(console: Console, query: str, hits: list[dict[str, Any]], floor: float | None = None) -> None:
+def print_hits(console: Console, query: str, hits: list[Hit], floor: float | None = None) -> None:
     """Hits of ``query.results`` as the terminal shows them."""
     if not hits:
         console.print(

@@ -9,6 +9,7 @@ import typer
 from ragbag.apps.cli.console import console
 from ragbag.apps.cli.options import FILTER_OPTIONS, with_filters
 from ragbag.core import jsonout
+from ragbag.search.request import MODES
 
 
 @with_filters
@@ -16,7 +17,7 @@ def search(
     query: str = typer.Argument(..., help="What to look for."),
     k: int = typer.Option(10, "-k", "--top-k", min=1, help="How many hits."),
     filters: dict[str, Any] = FILTER_OPTIONS,
-    mode: str = typer.Option("hybrid", "--mode", help="hybrid, vector or keyword."),
+    mode: str = typer.Option("hybrid", "--mode", help=" | ".join(MODES) + "."),
     min_score: float | None = typer.Option(
         None,
         "--min-score",

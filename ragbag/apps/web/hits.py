@@ -18,9 +18,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-from ragbag.core.dates import iso
+from ragbag.answer.citations import hit_dict
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
+from ragbag.core.rows import Hit, PageHit
 from ragbag.text.snippets import query_terms, snippet
 
 PAGE_SIZE = 10
@@ -99,29 +100,14 @@ def search(home: Home, args: dict[str, Any], page: int, size: int) -> dict[str, 
     }
 
 
-def shape(h: Mapping[str, Any], rank: int, terms: list[str], query: str) -> dict[str, Any]:
-    """A hit as the page shows it: where it is from, its score, a snippet as segments, its link."""
-    raw = h.get("metadata")
-    meta: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
-    text = str(h.get("chunk_text") or h.get("text") or "")
-    page = meta.get("page_start") if meta.get("format") == "pdf" else None
-    return {
-        "rank": rank,
-        "citation": h["citation"],
-        "score": round(float(h["score"]), 4),
-        "source": h["source"],
-        "connector": h["connector"],
-        "title": h.get("title") or "",
-        "uri": h.get("uri") or "",
-        "date": iso(h.get("date")),
-        "doc_id": h["doc_id"],
-        "version": int(h.get("version") or 1),
-        "valid_to": iso(h.get("valid_to")),
-        "page": int(page) if page else None,
-        "page_end": int(meta.get("page_end") or page) if page else None,
-        "snippet": snippet(text, terms, SNIPPET_CHARS),
-        "href": doc_href(h["citation"], query),
-    }
+def shape(h: Hit, rank: int, terms: list[str], query: str) -> PageHit:
+    """A hit as the page shows it: the tools' hit (where it is from, its score, its pages), a
+    snippet of its own chunk as segments, and the link to its passage."""
+    return PageHit(
+        **hit_dict(h, rank),
+        snippet=snippet(str(h.get("chunk_text") or h.get("text") or ""), terms, SNIPPET_CHARS),
+        href=doc_href(h["citation"], query),
+    )
 
 
 def doc_href(citation: str, query: str = "") -> str:

@@ -68,7 +68,7 @@
   function hitItem(h) {
     const snippet = el("p", { class: "snippet" });
     for (const [text, match] of h.snippet) snippet.append(match ? el("mark", {}, [text]) : document.createTextNode(text));
-    const facts = [h.source, h.connector, h.date ? h.date.slice(0, 10) : null, h.page ? (h.page_end && h.page_end !== h.page ? `pages ${h.page}–${h.page_end}` : `page ${h.page}`) : null,
+    const facts = [h.source, h.connector, h.date ? h.date.slice(0, 10) : null, h.page_start ? (h.page_end !== h.page_start ? `pages ${h.page_start}–${h.page_end}` : `page ${h.page_start}`) : null,
       h.valid_to ? `v${h.version}, until ${h.valid_to.slice(0, 10)}` : null].filter(Boolean);
     return el("li", { class: "hit" }, [
       el("a", { class: "hit-link", href: h.href }, [el("span", { class: "title" }, [h.title || h.uri || h.doc_id])]),
