@@ -13,11 +13,14 @@ CONNECTOR ?= files
 
 .PHONY: setup demo serve test check ui browser postgres inspector backfill bench bench-home clean
 
-$(BIN)/ragbag: pyproject.toml
+# The evaluation sets (`ragbag eval personal`, the tests that read them) are a distribution of
+# their own, evalsets/: installed beside ragbag, whose dependencies it shares.
+$(BIN)/ragbag: pyproject.toml evalsets/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q "$(TORCH_REQ)"
 	$(BIN)/pip install -q -e ".[test]"
+	$(BIN)/pip install -q --no-deps -e ./evalsets
 	touch $@
 
 setup: $(BIN)/ragbag

@@ -5,7 +5,7 @@
 
 Data, generated, the same bytes every run, under ``benchmarks/.work/home-<size>``:
 
-- the personal-data set (``ragbag.apps.eval.personal``, 579 chunks): mail (mbox + Maildir),
+- the personal-data set (``ragbag_evalsets.personal``, 579 chunks): mail (mbox + Maildir),
   Chrome and Firefox history, three calendars, iMessage ``chat.db``, WeChat, ChatGPT and Claude
   exports, a git repository and a notes folder, one source each;
 - plus what grows in a real home: more messages in one ``bulk.mbox`` of the mail source and more
@@ -74,10 +74,10 @@ HEAVY = ("lancedb", "lance", "torch", "dagster", "sentence_transformers", "panda
 
 def generate(size: str) -> tuple[Path, list[dict], list[str]]:
     """The set's folder, its sources (home.json) and the texts of its first positive queries."""
-    from ragbag.apps.eval import personal
+    import ragbag_evalsets
 
     out = WORK / f"home-{size}" / "set"
-    personal.generate(out)
+    ragbag_evalsets.generate("personal", out)
     mails, notes_n = BULK[size]
     write_mbox(out / "data" / "mail" / "bulk.mbox", mails)
     texts, notes = passages(), out / "data" / "notes" / "bulk"

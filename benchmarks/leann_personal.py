@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/leann_personal.py [--out benchmarks/results/leann_personal.json]
 
-The set (``ragbag.apps.eval.personal_set``, already generated in ``benchmarks/.work/personal``) has nine
+The set (``ragbag_evalsets.personal``, already generated in ``benchmarks/.work/personal``) has nine
 sources. ``leann build --docs`` reads plain document folders (text, markdown, HTML, PDF, code),
 so LEANN gets two of them:
 

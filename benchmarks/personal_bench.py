@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/personal_bench.py [--out benchmarks/results/personal.json]
 
-Generates the set (``ragbag.apps.eval.personal_set``) into ``benchmarks/.work/personal``, builds it once
+Generates the set (``ragbag_evalsets.personal``) into ``benchmarks/.work/personal``, builds it once
 per embedding model (homes ``benchmarks/.work/personal-<model>``; a rerun re-embeds nothing)
 and scores every query kind under:
 - ``hybrid``: the default (calibrated fusion, exact-term promotion); negatives judged at ask's
@@ -22,9 +22,9 @@ import json
 from contextlib import contextmanager
 from pathlib import Path
 
+import ragbag_evalsets
 from ragbag.answer import ask
 from ragbag.apps.eval import homes as eval_homes
-from ragbag.apps.eval import personal_set as personal_eval
 from ragbag.core.home import Home
 from ragbag.search import fusion
 from ragbag.text import exact
@@ -56,7 +56,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=BENCH / "results" / "personal.json")
     p.add_argument("--models", nargs="*", default=list(MODELS))
     args = p.parse_args()
-    data = personal_eval.generate(BENCH / ".work" / "personal")
+    data = ragbag_evalsets.generate("personal", BENCH / ".work" / "personal")
     ds = eval_homes.load(data)
     results = {}
     for model in args.models:

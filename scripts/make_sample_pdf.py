@@ -11,7 +11,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from ragbag.apps.eval.personal_set import pdf_file
+from ragbag_evalsets.formats.pdf import pdf_file
 
 OUT = Path("sample/docs/heat-pump-manual.pdf")
 TITLE = "Heat pump: owner's notes"

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from ragbag.apps.eval.personal_set import make_pdf
 from ragbag.connectors import chatgpt
 from ragbag.core.records import Cursor, Document, ReadError, Seen
 from ragbag.models.embedding import token_counter
+from ragbag_evalsets.formats.pdf import make_pdf
 
 T0 = 1709630000.0  # 2024-03-05 09:13:20 UTC
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"

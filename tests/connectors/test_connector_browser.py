@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from conftest import cli, cli_json, split_read
 
-from ragbag.apps.eval.personal_set import CHROME_SCHEMA, FIREFOX_SCHEMA  # Chromium's and Firefox's own tables
 from ragbag.connectors import browser
 from ragbag.core.errors import RagbagError
 from ragbag.core.records import Document
 from ragbag.models.embedding import token_counter
+from ragbag_evalsets.formats.browser import CHROME_SCHEMA, FIREFOX_SCHEMA  # Chromium's and Firefox's own tables
 
 UTC = UTC
 CHROME_EPOCH = datetime(1601, 1, 1, tzinfo=UTC)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ragbag.apps.eval.personal_set import pdf_file
 from ragbag.connectors import files
 from ragbag.core.records import Document, ReadError
 from ragbag.models.embedding import token_counter
+from ragbag_evalsets.formats.pdf import pdf_file
 
 
 @pytest.fixture(scope="module")

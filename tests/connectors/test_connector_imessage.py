@@ -12,43 +12,15 @@ from pathlib import Path
 import pytest
 from conftest import cli, cli_json, split_read
 
-from ragbag.apps.eval.personal_set import CHAT_DB_SCHEMA, ts_class, ts_length  # chat.db as Messages creates it
 from ragbag.connectors import imessage
 from ragbag.core.errors import RagbagError
 from ragbag.core.records import Document
 from ragbag.models.embedding import token_counter
 from ragbag.text.unreadable import Unreadable
+from ragbag_evalsets.formats.imessage import CHAT_DB_SCHEMA, typedstream  # as Messages writes them
 
 UTC = UTC
 APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=UTC)
-
-
-def typedstream(text: str, mutable: bool = False) -> bytes:
-    """An attributedBody as Messages writes it: NSArchiver's typedstream of an
-    NS(Mutable)AttributedString whose string object is an NS(Mutable)String, then the attribute
-    run (index 1 over the text's UTF-16 length) with its __kIMMessagePartAttributeName dict."""
-    data = text.encode("utf-8")
-    out = b"\x04\x0bstreamtyped\x81\xe8\x03"  # typedstream v4, signature, system version 1000
-    out += b"\x84\x01@\x84"  # type "@": a new object follows
-    if mutable:
-        out += (
-            ts_class(b"NSMutableAttributedString", 0)
-            + ts_class(b"NSAttributedString", 0)
-            + ts_class(b"NSObject", 0)
-            + b"\x85"
-        )
-        out += b"\x92\x84" + ts_class(b"NSMutableString", 1) + ts_class(b"NSString", 1) + b"\x95"
-    else:
-        out += ts_class(b"NSAttributedString", 0) + ts_class(b"NSObject", 0) + b"\x85"
-        out += b"\x92\x84" + ts_class(b"NSString", 1) + b"\x94"
-    out += b"\x84\x01+" + ts_length(len(data)) + data + b"\x86"
-    out += b"\x84\x02iI\x01" + ts_length(len(text.encode("utf-16-le")) // 2)
-    out += (
-        b"\x92\x84\x84\x84\x0cNSDictionary\x00\x94\x84\x01i\x01\x92\x84\x96\x96\x1d"
-        b"__kIMMessagePartAttributeName\x86\x92\x84\x84\x84\x08NSNumber\x00\x84\x84\x07"
-        b"NSValue\x00\x94\x84\x01*\x84\x99\x99\x00\x86\x86\x86"
-    )
-    return out
 
 
 def apple_ns(dt: datetime) -> int:

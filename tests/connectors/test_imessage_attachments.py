@@ -16,10 +16,10 @@ import pytest
 from conftest import split_read
 from test_connector_imessage import BOB, ChatDB, at
 
-from ragbag.apps.eval.personal_set import make_pdf
 from ragbag.connectors import imessage
 from ragbag.connectors._chat_attachments import MISSING, OUTSIDE, locate
 from ragbag.models.embedding import token_counter
+from ragbag_evalsets.formats.pdf import make_pdf
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 PDF = make_pdf([["# Invoice 4711", "Boiler service for the flat in Kreuzberg", "Total: 312.50 EUR"]])

@@ -24,7 +24,8 @@ from home_sets import (
     read_all,
 )
 
-from ragbag.apps.eval.persona_b import DATA, KINDS, SOURCES, generate
+from ragbag_evalsets.persona import KINDS, SOURCES
+from ragbag_evalsets.persona_b import DATA, generate
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +50,7 @@ def test_content_is_data_next_to_the_module():
 
 
 def test_generator_imports_neither_dagster_nor_torch_nor_connectors():
-    assert_imports_light("ragbag.apps.eval.persona_b")
+    assert_imports_light("ragbag_evalsets.persona_b")
 
 
 def test_home_names_nine_sources_one_per_connector(generated):

@@ -21,8 +21,8 @@ from home_sets import (
     read_all,
 )
 
-from ragbag.apps.eval.personal import generate
-from ragbag.apps.eval.personal_set import KINDS, SOURCES
+from ragbag_evalsets.persona import KINDS, SOURCES
+from ragbag_evalsets.personal import generate
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def test_generation_is_deterministic_and_idempotent(tmp_path):
 
 
 def test_generator_imports_neither_dagster_nor_torch_nor_connectors():
-    assert_imports_light("ragbag.apps.eval.personal")
+    assert_imports_light("ragbag_evalsets.personal")
 
 
 def test_home_names_nine_sources_one_per_connector(generated):

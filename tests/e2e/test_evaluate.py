@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, cli, cli_json, write
 
 from ragbag.apps.eval import datasets as evaluate
+from ragbag.core.errors import RagbagError
 
 
 def test_metrics_match_a_hand_computed_case():
@@ -42,6 +44,16 @@ def test_beir_with_and_without_header_and_squad(tmp_path):
     (tmp_path / "s.json").write_text(json.dumps(squad))
     ds = evaluate.load(tmp_path / "s.json")
     assert ds.corpus == {"P1": ("T", "ctx")} and ds.qrels == {"Q1": {"P1": 1}}
+
+
+def test_the_personas_without_their_distribution_say_how_to_install_it(tmp_path, monkeypatch):
+    """The evaluation personas are not part of an installed ragbag (evalsets/ is a distribution
+    of its own): asking for one without it is a one-line error naming the install, before any build."""
+    monkeypatch.setitem(sys.modules, "ragbag_evalsets", None)  # as if never installed
+    for name in ("personal", "persona-b"):
+        with pytest.raises(RagbagError, match=r"pip install \./evalsets"):
+            evaluate.evaluate(name, ["hybrid"], home=tmp_path / "home")
+    assert not (tmp_path / "home-personal").exists()
 
 
 @pytest.mark.slow

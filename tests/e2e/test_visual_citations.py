@@ -25,10 +25,10 @@ from ragbag import connectors
 from ragbag.answer import visual
 from ragbag.answer.tool_specs import find_spec
 from ragbag.answer.tools import Tools
-from ragbag.apps.eval.personal_set import pdf_file
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.text import pdf_boxes
+from ragbag_evalsets.formats.pdf import pdf_file
 
 # The module runs on one worker, its tests in order (`make test`: --dist loadfile): two of them
 # move or overwrite the PDF for a while.

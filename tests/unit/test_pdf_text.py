@@ -4,8 +4,8 @@ is never a chunk of its own."""
 
 from __future__ import annotations
 
-from ragbag.apps.eval.personal_set import make_pdf
 from ragbag.text.extract import pdf_text, real_title, rejoin_hyphens
+from ragbag_evalsets.formats.pdf import make_pdf
 
 
 def test_a_line_broken_at_a_hyphen_is_joined():

@@ -33,16 +33,24 @@ class Dataset:
 
 def _personal_set(home: str | Path | None, which: str = "personal") -> Path:
     """A generated set (``personal``: persona A, tuned on; ``persona-b``: persona B, held out):
-    next to an eval home, else in this RAGBAG_HOME's cache (regenerated each time, identically)."""
-    from ragbag.apps.eval import persona_b, personal
-
+    next to an eval home, else in this RAGBAG_HOME's cache (regenerated each time, identically).
+    The sets are a distribution of their own (``evalsets/`` in the checkout): an installed ragbag
+    carries no made-up persona, so without it this says how to get it."""
+    try:
+        import ragbag_evalsets
+    except ModuleNotFoundError as e:
+        if e.name != "ragbag_evalsets":
+            raise
+        raise RagbagError(
+            f"`ragbag eval {which}` needs the evaluation sets: pip install ./evalsets (from a ragbag checkout)"
+        ) from None
     if home:
         out = Path(home).parent / f"{Path(home).name}-{which}"
     else:
         cache = Home().ensure().root / "cache"
         cache.mkdir(mode=0o700, exist_ok=True)  # owner-only, like the rest of the home
         out = cache / f"{which}-eval"
-    return (persona_b if which == "persona-b" else personal).generate(out)
+    return ragbag_evalsets.generate(which, out)
 
 
 def load(path: str | Path) -> Dataset:
@@ -167,8 +175,8 @@ def evaluate(
 ) -> dict[str, Any]:
     """Build the dataset and score each mode; the result is what `ragbag eval --json` prints.
     ``personal`` is the project's own home set and ``persona-b`` its held-out second persona
-    (``ragbag.apps.eval.persona_b``), generated next to ``home`` (or in a temporary folder); a
-    folder with ``home.json`` is scored per query kind (``ragbag.apps.eval.homes``)."""
+    (``ragbag_evalsets``), generated next to ``home`` (or in this home's cache); a folder with
+    ``home.json`` is scored per query kind (``ragbag.apps.eval.homes``)."""
     from ragbag.apps.eval import homes as eval_homes
 
     if str(path) in ("personal", "persona-b"):

@@ -9,7 +9,7 @@ content, not ids, lets a connector window chats or split files as it likes. Ever
 with its filters, as `ragbag search` runs it (no floor); queries with no relevant document are
 negatives, which pass ("quiet") when no hit reaches a floor (``--min-score``, default ``ask``'s
 relevance floor: search itself has none, see README "Search options").
-``ragbag eval personal`` generates the project's own set (``ragbag.apps.eval.personal_set``).
+``ragbag eval personal`` generates the project's own set (``ragbag_evalsets``, ``evalsets/``).
 
 Held out: every set is scored whole and in two halves by a fixed rule on the query id
 (:func:`half_of`). Ranking is tuned on the "tune" half only and judged on the "test" half and
