@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragbag.answer.portable_schema import portable
 from ragbag.core import rows
 from ragbag.core.errors import RagbagError
 from ragbag.search.request import MAX_QUERY_CHARS, MODES, filter_schema
@@ -456,6 +457,8 @@ SPECS: list[dict[str, Any]] = [
         ),
     },
 ]
+# Written with type unions for nullable fields; served with one type per node (portable_schema).
+SPECS = [{k: portable(v) if k in ("parameters", "returns") else v for k, v in spec.items()} for spec in SPECS]
 AGENT_TOOLS = ("search", "find_files", "read_file", "grep_file", "history", "diff")
 
 

@@ -119,9 +119,13 @@ def _tool_args(name: str, args: dict[str, object], values: dict[str, object]) ->
 
 @pytest.fixture(scope="module")
 def listed(inspector, kb, tmp_path_factory) -> dict[str, dict]:
-    """tools/list through the Inspector: each tool by name."""
-    tools = _result(inspector, kb, tmp_path_factory.mktemp("inspector"), "--method", "tools/list")["tools"]
-    return {t["name"]: t for t in tools}
+    """tools/list through the Inspector, with its schema portability check (``--strict``: exit 6
+    and ``schemaFindings`` on any finding, warnings included in the report): each tool by name."""
+    code, out, err = _inspect(inspector, kb, tmp_path_factory.mktemp("inspector"), "--method", "tools/list", "--strict")
+    assert code == 0 and "result" in out, f"exit {code}: {json.dumps(out)[:2000]}\n{err[-3000:]}"
+    assert "schemaFindings" not in out, json.dumps(out["schemaFindings"], indent=1)[:4000]
+    assert "portability" not in err, err[-3000:]
+    return {t["name"]: t for t in out["result"]["tools"]}
 
 
 @pytest.fixture(scope="module")
