@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
+from ragbag.search.filters import OPERATORS
 from ragbag.search.request import MODES
 from ragbag.search.sources import embedding_note
 
@@ -81,8 +82,8 @@ def filters(sources: Iterable[Mapping[str, Any]], params: Mapping[str, Sequence[
         '<label for="where">Where <span class="hint">(JSON, as <code>--where</code>)</span></label>'
         f'<input id="where" name="where" type="text" spellcheck="false" value="{esc(first("where"))}" '
         'placeholder=\'{"ext": "md"}\' aria-describedby="where-help">'
-        '<p id="where-help" class="hint">Operators: == != &lt; &lt;= &gt; &gt;= in not_in contains starts_with '
-        "ends_with; fields such as ext, path, sender, chat, version.</p>"
+        f'<p id="where-help" class="hint">Operators: {esc(" ".join(OPERATORS))}; '
+        "fields such as ext, path, sender, chat, version.</p>"
         '<label for="as_of">As of <span class="hint">(the data as it was that day)</span></label>'
         f'<input id="as_of" name="as_of" type="date" value="{esc(first("as_of"))}"></details>'
     )
