@@ -44,10 +44,13 @@ serve: setup
 # module's home is built once. TEST_WORKERS=0 runs everything in one process. The 25 slowest
 # tests are listed at the end: where the twelve minutes go.
 TEST_WORKERS ?= 2
-# The tests' homes in memory where a tmpfs is writable (/dev/shm): every build commits Dagster's
-# event log and LanceDB's manifests many times, and each commit waits for the disk. An owner-only
-# folder, emptied by the next run; removed after a passing run, kept after a failing one to look at.
-TEST_TMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm/ragbag-tests-$$(id -u))
+# The tests' homes in memory where a tmpfs is writable (/dev/shm) with room for them (a run writes
+# about 1 GB; a container's default /dev/shm is far smaller, so it needs 4 GB free): every build
+# commits Dagster's event log and LanceDB's manifests many times, and each commit waits for the
+# disk. An owner-only folder, emptied by the next run; removed after a passing run, kept after a
+# failing one to look at.
+TEST_TMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && \
+	[ "$$(df -Pk /dev/shm | awk 'NR==2 {print $$4}')" -ge 4194304 ] && echo /dev/shm/ragbag-tests-$$(id -u))
 test: setup browser postgres inspector check
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 \
 		$(if $(TEST_TMP),--basetemp=$(TEST_TMP)) && rm -rf "$(TEST_TMP)"
