@@ -122,11 +122,17 @@ def test_both_notebooks_on_an_empty_home_say_what_to_do(home):
         assert "Nothing is indexed in this home yet" in text and "make demo" in text, notebook
 
 
-def test_both_notebooks_on_another_home(notes_home, monkeypatch):
-    """The shared notes home (no PDF, no code, no earlier versions, built outside the home's own
-    Dagster instance): every cell runs, and says what it has nothing to show for."""
+def test_both_notebooks_on_another_home(notes_home, monkeypatch, tmp_path):
+    """The shared notes home (no PDF, no code, no earlier versions, built outside any instance the
+    lineage cell could read): every cell runs, and says what it has nothing to show for. The
+    lineage cell gets an empty instance of the test's own (telemetry off), so the shared home
+    stays as built."""
+    from ragbag.orchestration.instance import ensure_dagster_yaml
+
+    (tmp_path / "dagster").mkdir(mode=0o700)
+    ensure_dagster_yaml(tmp_path / "dagster" / "dagster.yaml")
     monkeypatch.setenv("RAGBAG_HOME", str(notes_home.root))
-    monkeypatch.setenv("DAGSTER_HOME", str(notes_home.dagster_home))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
     quick = _text(_execute("quickstart.ipynb", "assert not hits.empty and view is None and history is None"))
     assert "No PDF indexed in this home" in quick and "No document has an earlier version yet" in quick
     explore = _execute("explore.ipynb", "assert len(docs) and not hits.empty and len(chunks) >= 1 and earlier.empty")
