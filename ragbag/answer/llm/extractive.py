@@ -3,8 +3,11 @@ their citations and labelled as extracted. The default provider, so `ask` works 
 
 Sentences are scored by the question's keyword tokens they contain (the same language-aware
 tokenizer as BM25: stemming, CJK segmentation), weighted by inverse frequency across the
-candidate sentences and by the passage's retrieval rank. In the agent it plays a fixed policy:
-search the question, then answer from what came back.
+candidate sentences and by the passage's retrieval rank. A record's own summary line (a mail's
+"From: … · Subject: …") and quoted replies are never candidates, and for a question that asks
+for an amount, a count, a date or a time a sentence holding a digit gains as much as a question
+word would (the answer to "how much extra did I pay?" may be "Nachzahlung: 142,37 EUR"). In
+the agent it plays a fixed policy: search the question, then answer from what came back.
 """
 
 from __future__ import annotations
@@ -22,6 +25,19 @@ LABEL = "Extracted from your documents (no language model; the most relevant sen
 MAX_SENTENCES = 4
 MAX_SENTENCE_CHARS = 400
 _SPLIT = re.compile(r"(?<=[.!?。！？])\s+|\n\s*\n|\n(?=\s*[-*#>|]|\s*\d+[.)]\s)")
+# What a record says about itself rather than what it says: the summary line connectors put first
+# (a mail's "From: … · To: … · Date: … · Subject: …", "Attachments: …", an attachment's or a
+# chat file's "Attachment NAME of the mail …"). Quoting one answers nothing.
+_SELF_DESCRIPTION = re.compile(r"^(?:\w+: [^·\n]*(?: · \w+: [^·\n]*)+|Attachments?: |Attachment \S.* (?:of|sent by) )")
+# A question that asks for an amount, a count, a date or a time: the sentence that answers it
+# holds a digit, whatever language it is written in.
+_ASKS_FOR_NUMBER = re.compile(
+    r"\b(?:how (?:much|many|long|old|often|late|early)|when|what (?:time|date|day)|which (?:day|date|seat|number|"
+    r"row|platform|gate|room|code)|wie (?:viel|viele|lange|alt)|wann|welche[nrms]? (?:tag|datum|nummer|platz)|"
+    r"combien|quand|quelle heure|cu[aá]nt[oa]s?|cu[aá]ndo|quanto|quantos|quando|hoeveel|wanneer)\b"
+    r"|多少|几点|几号|什么时候|何時|いつ|いくら|何日|몇|언제",
+    re.IGNORECASE,
+)
 
 
 class ExtractiveProvider(Provider):
@@ -70,8 +86,12 @@ def sentences(text: str) -> list[tuple[int, str]]:
     """(paragraph number, sentence) of a passage; headings and fragments are left out."""
     out = []
     for para_no, para in enumerate(re.split(r"\n\s*\n", text)):
+        if para.lstrip().startswith(">"):  # a quoted reply: what someone else wrote earlier
+            continue
         for part in _SPLIT.split(para):
             part = part.strip()
+            if _SELF_DESCRIPTION.match(part):
+                continue
             if part.startswith("#"):  # a markdown heading: a title, not a statement
                 part = part.partition("\n")[2].strip()
             s = " ".join(part.split()).lstrip(">*- ").strip()
@@ -102,9 +122,12 @@ def extract(question: str, passages: list[tuple[str, str, float | None]], n: int
     para_of = {(c[1], c[2]): c[5] for c in cands}
     df = {t: sum(1 for c in cands if t in c[4]) for t in q}
     idf = {t: math.log(1 + len(cands) / (1 + df[t])) for t in q}
+    # a digit in a sentence, for a question that asks for a number, counts as much as a
+    # question word of middling rarity
+    digit_bonus = (sum(idf.values()) / len(idf) if idf else 1.0) if _ASKS_FOR_NUMBER.search(question) else 0.0
     scored = []
     for cit, rank, pos, s, toks, _ in cands:
-        overlap = sum(idf[t] for t in q & toks)
+        overlap = sum(idf[t] for t in q & toks) + (digit_bonus if re.search(r"\d", s) else 0.0)
         lead = 0.2 / (1 + pos)  # earlier sentences break ties
         scored.append(((overlap + lead) * weight[rank], overlap, rank, pos, cit, s))
     scored.sort(key=lambda x: -x[0])
