@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import zlib
 
+from ragbag_evalsets.formats.pdf import pdf_file
+
 
 def pdf_drawing_a_form(times: int) -> bytes:
     """A small PDF whose one page draws one text form ``times`` times: a few KB that expand to
@@ -21,12 +23,4 @@ def pdf_drawing_a_form(times: int) -> bytes:
         b" /Length %d >>\nstream\n" % len(form) + form + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for n, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return pdf_file(objects)

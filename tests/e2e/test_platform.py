@@ -76,19 +76,22 @@ def test_every_stage_is_in_the_lance_pool_with_a_single_run_backfill_policy_and_
     assert daily.freshness_policy.fail_window.to_timedelta() == timedelta(days=2, hours=1)
 
 
+def _tool(home, tool: str, *args: str) -> str:
+    """A Dagster command-line tool of the venv, run on this test's home from the checkout: its
+    output (stdout and stderr), once it exited 0."""
+    proc = subprocess.run(
+        [str(BIN / tool), *args], cwd=ROOT, env=platform_env(home), capture_output=True, text=True, timeout=300
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-6000:]
+    return out
+
+
 def test_dagster_validates_the_definitions_as_the_workspace_loads_them(home):
     """`dagster definitions validate` on the workspace `dagster dev` loads (its code location name
     included): what Dagster's own tooling checks before a deploy."""
-    proc = subprocess.run(
-        [str(BIN / "dagster"), "definitions", "validate", "-w", str(ROOT / "workspace.yaml")],
-        cwd=ROOT,
-        env=platform_env(home),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "Validation successful for code location pipelines.definitions" in proc.stdout + proc.stderr
+    out = _tool(home, "dagster", "definitions", "validate", "-w", str(ROOT / "workspace.yaml"))
+    assert "Validation successful for code location pipelines.definitions" in out
 
 
 # -- backfills ----------------------------------------------------------------------------------
@@ -240,14 +243,4 @@ def test_dg_checks_the_definitions_of_the_project(home):
     """`dg check defs`, the dg CLI's check of a project (``[tool.dg]`` in pyproject.toml): the
     code location loads under its name. The YAML half of the check is for component folders,
     which ragbag has none of (its assets come from the stage table), so it is skipped."""
-    proc = subprocess.run(
-        [str(BIN / "dg"), "check", "defs", "--no-check-yaml"],
-        cwd=ROOT,
-        env=platform_env(home),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0, out[-3000:]
-    assert "All definitions loaded successfully." in out
+    assert "All definitions loaded successfully." in _tool(home, "dg", "check", "defs", "--no-check-yaml")
