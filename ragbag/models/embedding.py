@@ -150,13 +150,16 @@ def chunk_budget(name: str = DEFAULT_MODEL) -> int:
 
 # -- encoders ------------------------------------------------------------------------------
 def quiet_torch() -> None:
-    """Before loading a torch model: no loading bars or warnings on a user's terminal, every core."""
+    """Before loading a torch model: no loading bars or warnings on a user's terminal, every core
+    (``models.threads``)."""
     import torch
     import transformers
 
     transformers.utils.logging.disable_progress_bar()
     transformers.utils.logging.set_verbosity_error()
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    from ragbag.models.threads import compute_threads
+
+    torch.set_num_threads(compute_threads())
 
 
 @cache

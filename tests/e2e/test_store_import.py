@@ -1,5 +1,6 @@
-"""``import lancedb`` with its namespace client's validators built on first call (issue #20):
-the deferral ends with the import, and a deferred function still validates its arguments."""
+"""``import lancedb`` with its namespace client's validators and models built on first use and
+``override`` only marking (issues #20, #37): the deferral ends with the import, and what is
+deferred still validates its arguments."""
 
 from __future__ import annotations
 
@@ -7,11 +8,31 @@ import subprocess
 import sys
 
 PROBE = """
-import pydantic
-eager = pydantic.validate_call
-from ragbag.index.store import import_lancedb
+import overrides, pydantic
+eager, config, override = pydantic.validate_call, dict(pydantic.BaseModel.model_config), overrides.override
+from ragbag.index.lancedb_import import import_lancedb
 lancedb = import_lancedb()
 assert pydantic.validate_call is eager, "validate_call left replaced"
+assert pydantic.BaseModel.model_config == config, "BaseModel's config left changed"
+assert overrides.override is override, "override left replaced"
+from lancedb.db import LanceDBConnection
+assert LanceDBConnection.table_names.__override__, "override no longer marks"
+import sys
+models = [c for name, m in list(sys.modules.items()) if name.startswith("lance_namespace_urllib3_client.models.")
+          for c in vars(m).values() if isinstance(c, type) and issubclass(c, pydantic.BaseModel) and c.__module__ == name]
+built = [c.__name__ for c in models if c.__pydantic_complete__]
+assert len(models) > 100 and len(built) < 10, built  # (a few are rebuilt by their module for a forward reference)
+from lance_namespace_urllib3_client.models import ListTablesRequest
+assert not ListTablesRequest.__pydantic_complete__, "model built at import"
+assert ListTablesRequest(id=["a"], limit=3).limit == 3
+try:
+    ListTablesRequest(id=["a"], limit="many")
+    raise AssertionError("a deferred model did not validate")
+except pydantic.ValidationError:
+    pass
+class Later(pydantic.BaseModel):
+    x: int
+assert Later.__pydantic_complete__, "a model defined after the import is deferred too"
 from lance_namespace_urllib3_client.api import MetadataApi
 assert not hasattr(MetadataApi.describe_table, "raw_function"), "validator built at import"
 try:

@@ -1,0 +1,19 @@
+"""How many threads an encoder's math gets.
+
+Every core by default: a build is the one heavy job on a person's machine. ``OMP_NUM_THREADS``
+is the conventional way to say otherwise (a machine shared with other work, several builds or
+test processes side by side, one worker of a cluster), and torch only reads it at import, which
+``torch.set_num_threads`` overrides; so whoever sets the count asks here first.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def compute_threads() -> int:
+    """``OMP_NUM_THREADS`` when it holds a positive whole number, else the machine's cores."""
+    value = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    return max(1, os.cpu_count() or 1)
