@@ -3,11 +3,11 @@ run starts, so an unchanged source costs a stat per file instead of a Dagster ru
 
 A source's *fingerprint* covers what a build reads and how it builds: every file's relative path,
 size and mtime under its path (a SQLite file's ``-wal`` and ``-journal`` beside it, where recent
-writes wait), its registration (connector, path, options), the home's config, the model, and the
-versions of the chunker, graph format and keyword tokenizer. The read stage notes the fingerprint
-it started from (``note_reading``, taken *before* it reads, so a file changed during the read
-makes the next build run); publish confirms it once that read is what search serves
-(``note_published``). ``unchanged`` then holds only while the fingerprint, the published
+writes wait), its registration (connector, path, options), the home's config and secret rules,
+the model, and the versions of the chunker, graph format, keyword tokenizer and secret detectors.
+The read stage notes the fingerprint it started from (``note_reading``, taken *before* it reads,
+so a file changed during the read makes the next build run); publish confirms it once that read
+is what search serves (``note_published``). ``unchanged`` then holds only while the fingerprint, the published
 index's content fingerprint and its pinned table versions on disk all still agree; a damaged,
 replaced or half-built index always runs.
 """
@@ -27,6 +27,7 @@ from ragbag.core.private import write_private
 from ragbag.core.records import stable_hash
 from ragbag.index import bm25, graph, published
 from ragbag.index.store import pins_on_disk
+from ragbag.pipeline import screen
 from ragbag.text.chunking import CHUNKER_VERSION
 
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__"}
@@ -72,6 +73,7 @@ def source_fingerprint(home: Home, source: Source) -> str | None:
         CHUNKER_VERSION,
         graph.FORMAT_VERSION,
         bm25.TOKENIZER_VERSION,
+        screen.rules_digest(home),
         ragbag.__version__,
     )
 

@@ -20,7 +20,7 @@ from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
 from ragbag.core.records import Cursor, Document, ReadError, Seen, doc_id_for
 from ragbag.index.store import SCHEMAS, Store
-from ragbag.pipeline import changes, cursor, history
+from ragbag.pipeline import changes, cursor, history, screen
 from ragbag.pipeline.preview import ROWS as PREVIEW_ROWS
 from ragbag.pipeline.preview import preview
 
@@ -68,6 +68,10 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
     returning = history.last_versions(store, source.name)
     versioned: list[dict[str, Any]] = []  # shown on the materialisation: the history per partition
     now = datetime.now(UTC)
+    rule = screen.for_source(home, source)
+    known = screen.load_findings(home, source.name)
+    findings: dict[str, dict[str, Any]] = {}
+    skipped: set[str] = set()
 
     def flush() -> None:
         """Write one batch: the reader's records never all wait in memory, so a mailbox of any
@@ -99,7 +103,8 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
         )
         del versioned[_SHOWN_VERSIONS:]
         if keeps_history:
-            history.supersede(store, source.name, list(previous.values()), {i: versions[i][1] for i in previous})
+            earlier = [screen.clean_row(rule, r) for r in previous.values()]
+            history.supersede(store, source.name, earlier, {i: versions[i][1] for i in previous})
         store.delete_keys("documents", "doc_id", changed, source.name)
         store.add("documents", _document_rows(fresh, versions))
         shown.extend((d.title, d.uri, d.text) for d in fresh[: PREVIEW_ROWS - len(shown)])
@@ -113,17 +118,19 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
             seen.add(doc_id_for(source.name, item.native_id))
         elif isinstance(item, Cursor):
             new_cursor = item.state
-        elif item.doc_id in read:
-            errors.append({"uri": item.uri, "error": f"duplicate record id {item.native_id!r}, kept the first"})
-        elif not (item.text or "").strip():  # reported and skipped: one such file must not fail
-            errors.append({"uri": item.uri, "error": "no text to index"})  # the whole source's check
+        elif (doc := _screened(rule, item, findings, skipped)) is None:
+            continue  # a record holding a secret, in a source that skips those
+        elif doc.doc_id in read:
+            errors.append({"uri": doc.uri, "error": f"duplicate record id {doc.native_id!r}, kept the first"})
+        elif not (doc.text or "").strip():  # reported and skipped: one such file must not fail
+            errors.append({"uri": doc.uri, "error": "no text to index"})  # the whole source's check
         else:
-            read.add(item.doc_id)
-            batch.append(item)
-            batch_bytes += len(item.text)
+            read.add(doc.doc_id)
+            batch.append(doc)
+            batch_bytes += len(doc.text)
             if len(batch) >= _BATCH_RECORDS or batch_bytes >= _BATCH_BYTES:
                 flush()
-    if old and not (read or seen or errors or allow_empty):
+    if old and not (read or seen or errors or skipped or allow_empty):
         where = f"under {root}" if root is not None else "in its default places"
         raise RagbagError(f"source {source.name!r} read 0 records and no errors {where}" + _kept(source, len(old)))
     flush()
@@ -133,12 +140,17 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
     if keeps_history and deleted:
         gone = store.lookup("documents", "doc_id", deleted, SCHEMAS["documents"].names).to_pylist()
         history.supersede(
-            store, source.name, [r for r in gone if r["source"] == source.name], dict.fromkeys(deleted, now)
+            store,
+            source.name,
+            [screen.clean_row(rule, r) for r in gone if r["source"] == source.name],
+            dict.fromkeys(deleted, now),
         )
     store.delete_keys("documents", "doc_id", deleted, source.name)
     kept = history.prune(store, home, source, now)
     if new_cursor is not None:
         cursor.save(cursor_file, source, new_cursor)
+    findings.update({i: known[i] for i in seen - read - skipped if i in known})
+    screen.save_findings(home, source, findings)
     changes.note_reading(home, source, fingerprint, errors)
     return {
         "documents": len(read) + len(seen - read),
@@ -150,9 +162,33 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
         "versions_dropped": kept["dropped"],
         "new_versions": versioned,
         "errors": errors,
+        "secrets": _secrets_report(findings),
         "preview": preview(shown),
         "table_version": store.table("documents").version,
     }
+
+
+def _screened(
+    rule: screen.Screen, doc: Document, findings: dict[str, dict[str, Any]], skipped: set[str]
+) -> Document | None:
+    """The record as it may be stored (None: skipped for its secrets), noting what was found."""
+    result = screen.screen(rule, doc)
+    if result.action:
+        findings[(result.document or doc).doc_id] = screen.entry(doc, result)
+    if result.document is None:
+        skipped.add(doc.doc_id)
+    return result.document
+
+
+def _secrets_report(findings: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Counts for the build report: per kind, and records redacted, skipped or kept."""
+    kinds: dict[str, int] = {}
+    actions: dict[str, int] = {}
+    for f in findings.values():
+        for kind, n in f["kinds"].items():
+            kinds[kind] = kinds.get(kind, 0) + n
+        actions[f["action"]] = actions.get(f["action"], 0) + 1
+    return {"kinds": dict(sorted(kinds.items())), "records": dict(sorted(actions.items()))}
 
 
 def _kept(source: Source, documents: int) -> str:

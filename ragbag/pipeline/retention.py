@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from ragbag.core.home import Home, Source
 from ragbag.index import published
 from ragbag.index.store import SOURCE_TABLES, Store
-from ragbag.pipeline import changes, cursor
+from ragbag.pipeline import changes, cursor, screen
 from ragbag.text.ocr import source_cache_folders
 
 
@@ -54,13 +54,15 @@ def republish(store: Store, home: Home, source: Source) -> bool:
 
 
 def remove(store: Store, home: Home, source: Source) -> None:
-    """Delete a source's rows from every table, its index files, its read cursor and its OCR cache."""
+    """Delete a source's rows from every table, its index files, its read cursor, its OCR cache and
+    the list of the secrets found in it."""
     store.delete_source(source.name)
     shutil.rmtree(home.index_dir(source.connector, source.name), ignore_errors=True)
     cursor.path(home, source).unlink(missing_ok=True)
     for folder in source_cache_folders(source.name, home.tmp_dir):  # text read from its pictures
         shutil.rmtree(folder, ignore_errors=True)
     changes.forget(home, source)
+    screen.forget(home, source.name)
 
 
 def purge(store: Store, home: Home, source: Source) -> list[str]:

@@ -36,6 +36,22 @@ def holding(root: Path, needle: str) -> list[str]:
     return found
 
 
+def in_bytes(root: Path, needle: str) -> list[str]:
+    """Files under root whose bytes hold needle, as UTF-8 or in any letter case."""
+    variants = {v.encode() for v in (needle, needle.lower(), needle.upper())}
+    out = []
+    for dirpath, _, filenames in os.walk(root):
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path):
+                continue
+            with open(path, "rb") as f:
+                data = f.read()
+            if any(v in data for v in variants):
+                out.append(os.path.relpath(path, root))
+    return out
+
+
 def _datasets(root: Path) -> Iterator[Path]:
     """Folders that are Lance datasets (they keep their manifests in ``_versions``)."""
     for versions in sorted(root.rglob("_versions")):

@@ -16,7 +16,7 @@ import lancedb
 import pyarrow as pa
 import pytest
 from conftest import RAGBAG, cli, strict_json, write
-from decoded import holding
+from decoded import holding, in_bytes
 from figures import record
 
 from ragbag.index.store import PUBLISHED, Store
@@ -32,22 +32,6 @@ def _loose(root: Path) -> list[str]:
             st = os.lstat(os.path.join(dirpath, name))
             if not stat.S_ISLNK(st.st_mode) and st.st_mode & 0o077:
                 out.append(f"{oct(stat.S_IMODE(st.st_mode))} {os.path.relpath(os.path.join(dirpath, name), root)}")
-    return out
-
-
-def _holding(root: Path, needle: str) -> list[str]:
-    """Files under root whose bytes hold needle, as UTF-8 or in any letter case."""
-    variants = {v.encode() for v in (needle, needle.lower(), needle.upper())}
-    out = []
-    for dirpath, _, filenames in os.walk(root):
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            if os.path.islink(path):
-                continue
-            with open(path, "rb") as f:
-                data = f.read()
-            if any(v in data for v in variants):
-                out.append(os.path.relpath(path, root))
     return out
 
 
@@ -94,13 +78,13 @@ def test_owner_only_nothing_outside_and_remove_leaves_no_byte(home, tmp_path):
     assert not stale.exists()  # the dead process's temporary went at the next start
     assert _loose(home.root) == [] and _loose(lance) == []
     assert list(system_tmp.iterdir()) == []  # no temporary or cache outside the home
-    before = _holding(home.root, MARKER) + _holding(lance, MARKER)
+    before = in_bytes(home.root, MARKER) + in_bytes(lance, MARKER)
     assert before  # the check below can fail: the text was on disk
     decoded = holding(home.root, MARKER) + holding(lance, MARKER)
     assert any(".lance@v" in d for d in decoded)  # … and in the tables as Lance reads them
 
     cli("remove", "secret", env=env)
-    assert _holding(home.root, MARKER) == [] and _holding(lance, MARKER) == []
+    assert in_bytes(home.root, MARKER) == [] and in_bytes(lance, MARKER) == []
     assert holding(home.root, MARKER) == [] and holding(lance, MARKER) == []
     assert _loose(home.root) == [] and _loose(lance) == []
     hits = strict_json(cli("search", "who records the tides", "-k", "1", "--json", env=env).stdout)
@@ -137,12 +121,12 @@ def test_the_decoded_check_sees_what_the_raw_grep_misses(tmp_path):
     path = tmp_path / "db" / "chunks.lance"
     table = lancedb.connect(str(tmp_path / "db")).create_table("chunks", pa.table({"id": range(2_000), "text": texts}))
     (data,) = [f"db/chunks.lance/data/{p.name}" for p in (path / "data").iterdir()]
-    assert _holding(tmp_path, MARKER) == []  # compressed: no file's bytes hold it
+    assert in_bytes(tmp_path, MARKER) == []  # compressed: no file's bytes hold it
     assert holding(tmp_path, MARKER) == ["db/chunks.lance@v1", data]
 
     table.delete("id % 2 = 1")  # hidden by a deletion file; the data file stays as it was
     lance.dataset(str(path)).cleanup_old_versions(older_than=timedelta(0), delete_unverified=True)
-    assert _holding(tmp_path, MARKER) == []
+    assert in_bytes(tmp_path, MARKER) == []
     assert holding(tmp_path, MARKER) == ["db/chunks.lance@v2", data]
 
     table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)  # rewritten without them

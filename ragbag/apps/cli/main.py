@@ -18,7 +18,7 @@ import sys
 
 import typer
 
-from ragbag.apps.cli import agents, search, serve, settings, show, sources, versions
+from ragbag.apps.cli import agents, screening, search, serve, settings, show, sources, versions
 from ragbag.apps.cli import eval as evaluation
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
@@ -43,6 +43,7 @@ app.command()(versions.history)
 app.command()(versions.diff)
 app.command("eval")(evaluation.eval_cmd)
 app.add_typer(settings.config_app, name="config")
+app.add_typer(screening.secrets_app, name="secrets")
 app.command("ask")(agents.ask)
 app.command("react")(agents.react)
 app.command("mcp")(agents.mcp)

@@ -46,6 +46,12 @@ def add(
     history_days: int | None = typer.Option(
         None, "--history-days", min=0, help="Days an earlier version is kept after it was superseded (default 180)."
     ),
+    secrets: str = typer.Option(
+        "redact", "--secrets", help="A record holding a secret: redact it (default), skip the record, or keep it."
+    ),
+    redact_pii: str | None = typer.Option(
+        None, "--redact-pii", help="Also redact these PII kinds: email, phone (comma-separated)."
+    ),
 ) -> None:
     """Register a source in $RAGBAG_HOME/sources.yaml."""
     home = Home()
@@ -68,6 +74,12 @@ def add(
         options["attachments"] = False
     if not ocr:
         options["ocr"] = False
+    from ragbag.pipeline import screen
+
+    if screen.check_policy(secrets) != "redact":
+        options["secrets"] = secrets
+    if redact_pii is not None:
+        options["pii"] = screen.check_pii(redact_pii)
     found: list[Path] = []
     if path is None:
         found = _discover(connector)
