@@ -8,9 +8,8 @@ import time
 
 import pytest
 from conftest import RAGBAG, cli, strict_json, write
-from decoded import holding
+from decoded import holding, in_bytes
 from figures import record
-from test_privacy import _holding
 
 MARKER = "Vexmorqual"  # in the removed source's text only
 N = 400  # documents: embedding them outlasts starting `remove`
@@ -51,7 +50,7 @@ def test_remove_during_the_build_leaves_no_byte_and_the_build_says_so(home, tmp_
     assert "Traceback" not in out + err and "Stack Trace" not in out + err, out + err
     assert "doomed: removed during the build (`ragbag remove`); nothing published" in out, out
     # Nothing the build wrote before or after the removal survives: as bytes, or in the tables decoded.
-    assert _holding(home.root, MARKER) == [] and holding(home.root, MARKER) == []
+    assert in_bytes(home.root, MARKER) == [] and holding(home.root, MARKER) == []
     assert "doomed" not in cli("list", "--json").stdout and "doomed" not in home.sources_file.read_text()
     hits = strict_json(cli("search", "who records the tides", "-k", "1", "--json").stdout)
     assert hits[0]["source"] == "kept"
