@@ -87,6 +87,16 @@ BUILD_SPEC = {
                     "additionalProperties": False,
                 },
             },
+            "secrets": {
+                "type": "object",
+                "description": "What the read stage kept out of the index: counts per kind, and records "
+                "redacted, skipped or kept (never the secret; `ragbag secrets` lists the documents).",
+                "properties": {
+                    "kinds": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+                    "records": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+                },
+                "additionalProperties": False,
+            },
             "failure": {"type": ["string", "null"], "description": "Why the build failed, else null."},
             "run_id": {"type": ["string", "null"], "description": "The Dagster run; null when nothing ran."},
             "seconds": {"type": "number"},
@@ -105,6 +115,7 @@ BUILD_SPEC = {
             "chunks_embedded",
             "graph",
             "errors",
+            "secrets",
             "failure",
             "run_id",
             "seconds",

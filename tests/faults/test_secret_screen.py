@@ -91,3 +91,9 @@ def test_skip_leaves_the_record_out_and_keep_keeps_it(home, instance, tmp_path):
     assert [u.rsplit("/", 1)[1] for u in skipped] == ["plain.md"]
     kept = query.search("ferret deploy token", home=home, k=1, sources=["keep"]).iloc[0]
     assert seed.needle in kept["text"]
+    # The CLI's build says what it kept out, and its JSON counts it.
+    env = {"RAGBAG_HOME": str(home.root)}
+    cli("add", "files", "plain", str(tmp_path / "keep"), env=env)
+    shown = cli("build", "plain", env=env).stdout
+    assert "plain: records holding secrets: 1 redacted (github-token ×1); `ragbag secrets` lists them" in shown
+    assert seed.needle not in shown

@@ -334,6 +334,10 @@ def _print_reports(reports: list[dict[str, Any]]) -> None:
             con.print(f"[red]{name}: {markup(r['failure'])}[/]")
         for w in r.get("warnings", []):
             con.print(f"[yellow]{name}: warning: {markup(w)}[/]")
+        if found := r.get("secrets", {}).get("records"):
+            kinds = ", ".join(f"{k} ×{n}" for k, n in r["secrets"]["kinds"].items())
+            done = ", ".join(f"{n} {action}" for action, n in found.items())
+            con.print(f"{name}: records holding secrets: {markup(done)} ({markup(kinds)}); `ragbag secrets` lists them")
         for e in r["errors"][:20]:  # file names and parser messages: anything a file holds
             con.print(f"[yellow]{name}: {markup(e['uri'])}: {markup(e['error'])}[/]")
         if len(r["errors"]) > 20:
