@@ -174,7 +174,7 @@ def _screened(
     """The record as it may be stored (None: skipped for its secrets), noting what was found."""
     result = screen.screen(rule, doc)
     if result.action:
-        findings[(result.document or doc).doc_id] = screen.entry(doc, result)
+        findings[(result.document or doc).doc_id] = screen.entry(rule, doc, result)
     if result.document is None:
         skipped.add(doc.doc_id)
     return result.document

@@ -143,13 +143,16 @@ def forget(home: Home, source_name: str) -> None:
     findings_path(home, source_name).unlink(missing_ok=True)
 
 
-def entry(doc: Document, screened: Screened) -> dict[str, Any]:
+def entry(rule: Screen, doc: Document, screened: Screened) -> dict[str, Any]:
     """What ``ragbag secrets`` shows of one record: its kinds and counts, where it is, what was
-    done. The title and link are the screened ones."""
-    shown = screened.document or doc
-    title = secrets.redact(shown.title, secrets.find(shown.title)) if screened.document is None else shown.title
-    uri = secrets.redact(doc.uri, secrets.find(doc.uri)) if "://" in doc.uri else doc.uri
-    return {"uri": uri, "title": title, "kinds": dict(sorted(screened.kinds.items())), "action": screened.action}
+    done. Its title and link are redacted whatever the policy: a kept or skipped record's too."""
+
+    def shown(value: str) -> str:
+        return secrets.redact(value, secrets.find(value, rule.pii, rule.rules))
+
+    uri = shown(doc.uri) if "://" in doc.uri else doc.uri
+    kinds = dict(sorted(screened.kinds.items()))
+    return {"uri": uri, "title": shown(doc.title), "kinds": kinds, "action": screened.action}
 
 
 # -- a home's own rules ----------------------------------------------------------------------

@@ -84,6 +84,8 @@ def test_the_sources_policy_redacts_skips_or_keeps(policy):
     rule = screen.Screen(policy, ("email",), ())
     out = screen.screen(rule, _doc(f"{seed.text} Mail me at a@example.org", title=f"key {seed.needle}"))
     assert dict(out.kinds) == {seed.kind: 3, "email": 1}  # text, title and the subject in its metadata
+    listed = screen.entry(rule, _doc("", title=f"key {seed.needle}"), out)
+    assert seed.needle not in listed["title"] and listed["kinds"] == dict(out.kinds)  # never listed, kept or not
     if policy == "skip":
         assert out.document is None and out.action == "skipped"
         return
