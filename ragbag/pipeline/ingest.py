@@ -162,7 +162,7 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
         "versions_dropped": kept["dropped"],
         "new_versions": versioned,
         "errors": errors,
-        "secrets": _secrets_report(findings),
+        "secrets": screen.totals(findings),
         "preview": preview(shown),
         "table_version": store.table("documents").version,
     }
@@ -178,17 +178,6 @@ def _screened(
     if result.document is None:
         skipped.add(doc.doc_id)
     return result.document
-
-
-def _secrets_report(findings: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Counts for the build report: per kind, and records redacted, skipped or kept."""
-    kinds: dict[str, int] = {}
-    actions: dict[str, int] = {}
-    for f in findings.values():
-        for kind, n in f["kinds"].items():
-            kinds[kind] = kinds.get(kind, 0) + n
-        actions[f["action"]] = actions.get(f["action"], 0) + 1
-    return {"kinds": dict(sorted(kinds.items())), "records": dict(sorted(actions.items()))}
 
 
 def _kept(source: Source, documents: int) -> str:

@@ -104,8 +104,13 @@ def clean_row(rule: Screen, row: dict[str, Any]) -> dict[str, Any]:
     out = dict(row)
     for key in ("title", "text"):
         if isinstance(out.get(key), str):
-            out[key] = secrets.redact(out[key], secrets.find(out[key], rule.pii, rule.rules))
+            out[key] = redacted(rule, out[key])
     return out
+
+
+def redacted(rule: Screen, value: str) -> str:
+    """``value`` with every secret and asked-for PII kind replaced, whatever the policy."""
+    return secrets.redact(value, secrets.find(value, rule.pii, rule.rules))
 
 
 def _clean_values(value: Any, clean: Any) -> Any:
@@ -147,12 +152,19 @@ def entry(rule: Screen, doc: Document, screened: Screened) -> dict[str, Any]:
     """What ``ragbag secrets`` shows of one record: its kinds and counts, where it is, what was
     done. Its title and link are redacted whatever the policy: a kept or skipped record's too."""
 
-    def shown(value: str) -> str:
-        return secrets.redact(value, secrets.find(value, rule.pii, rule.rules))
-
-    uri = shown(doc.uri) if "://" in doc.uri else doc.uri
+    uri = redacted(rule, doc.uri) if "://" in doc.uri else doc.uri
     kinds = dict(sorted(screened.kinds.items()))
-    return {"uri": uri, "title": shown(doc.title), "kinds": kinds, "action": screened.action}
+    return {"uri": uri, "title": redacted(rule, doc.title), "kinds": kinds, "action": screened.action}
+
+
+def totals(documents: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Findings summed over documents: per kind, and records per action (redacted, skipped, kept)."""
+    kinds: Counter[str] = Counter()
+    actions: Counter[str] = Counter()
+    for found in documents.values():
+        kinds.update(found["kinds"])
+        actions[found["action"]] += 1
+    return {"kinds": dict(sorted(kinds.items())), "records": dict(sorted(actions.items()))}
 
 
 # -- a home's own rules ----------------------------------------------------------------------
@@ -160,11 +172,14 @@ def rules_path(home: Home) -> Path:
     return home.root / "secret_rules.yaml"
 
 
+def _read_rules(home: Home) -> dict[str, str]:
+    path = rules_path(home)
+    return (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else {}
+
+
 def home_rules(home: Home) -> tuple[secrets.Rule, ...]:
     path = rules_path(home)
-    if not path.exists():
-        return ()
-    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    raw = _read_rules(home)
     try:
         return tuple(secrets.user_rule(kind, pattern) for kind, pattern in sorted(raw.items()))
     except (ValueError, AttributeError) as e:
@@ -176,19 +191,17 @@ def add_rule(home: Home, kind: str, pattern: str) -> None:
         secrets.user_rule(kind, pattern)
     except ValueError as e:
         raise RagbagError(str(e)) from None
-    path = rules_path(home)
-    raw = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else {}
+    raw = _read_rules(home)
     raw[kind] = pattern
-    write_private(path, yaml.safe_dump(raw, sort_keys=True, allow_unicode=True))
+    write_private(rules_path(home), yaml.safe_dump(raw, sort_keys=True, allow_unicode=True))
 
 
 def remove_rule(home: Home, kind: str) -> bool:
-    path = rules_path(home)
-    raw = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else {}
+    raw = _read_rules(home)
     if kind not in raw:
         return False
     del raw[kind]
-    write_private(path, yaml.safe_dump(raw, sort_keys=True, allow_unicode=True))
+    write_private(rules_path(home), yaml.safe_dump(raw, sort_keys=True, allow_unicode=True))
     return True
 
 

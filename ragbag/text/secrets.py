@@ -57,6 +57,9 @@ class Rule:
     # Lowercase words one of which the text must hold for the pattern to be tried: a case-blind
     # alternation of words tried at every position is the slowest thing here.
     triggers: tuple[str, ...] = ()
+    # The match must not start inside a longer word (checked after a match, so the pattern can
+    # start with its literal prefix, which the regex engine scans for fast).
+    starts_word: bool = False
 
 
 # detect-secrets plugins that are not about one secret's format: a public IP address, and the
@@ -118,12 +121,10 @@ _OTP_WORDS = (
 )
 _OTP_CJK = r"验证码|驗證碼|認証コード|確認コード"
 _OWN_RULES = (
-    # (Each starts with its literal prefix, which the regex engine scans for fast; that no word
-    # character comes before it is checked after a match, in _span.)
-    Rule("google-api-key", re.compile(r"AIza[0-9A-Za-z_-]{35}(?![\w-])")),
-    Rule("anthropic-api-key", re.compile(r"sk-ant-[a-z0-9]+-[A-Za-z0-9_-]{40,}")),
-    Rule("openai-token", re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}")),
-    Rule("huggingface-token", re.compile(r"hf_[A-Za-z0-9]{34,}(?![\w-])")),
+    Rule("google-api-key", re.compile(r"AIza[0-9A-Za-z_-]{35}(?![\w-])"), starts_word=True),
+    Rule("anthropic-api-key", re.compile(r"sk-ant-[a-z0-9]+-[A-Za-z0-9_-]{40,}"), starts_word=True),
+    Rule("openai-token", re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"), starts_word=True),
+    Rule("huggingface-token", re.compile(r"hf_[A-Za-z0-9]{34,}(?![\w-])"), starts_word=True),
     # The value after "password:" up to the end of its token (quotes kept out).
     Rule(
         "password",
@@ -218,7 +219,7 @@ def _span(m: re.Match[str], rule: Rule) -> tuple[int, int] | None:
     if rule.group and m.group(rule.group) and len(m.group(rule.group)) >= 4:
         return m.span(rule.group)
     start, end = m.span()
-    if rule in _OWN_RULES and start and (m.string[start - 1].isalnum() or m.string[start - 1] in "_-"):
+    if rule.starts_word and start and (m.string[start - 1].isalnum() or m.string[start - 1] in "_-"):
         return None  # the prefix inside a longer word
     value = m.group(0)
     start += len(value) - len(value.lstrip(_EDGES))

@@ -28,6 +28,7 @@ INNOCENT = [
     "我的电话是 13800138000，下周见。",
     "Your Amazon.de order #302-2939158-6880234 has shipped.",  # passes Luhn; no card is written 3-7-7
     "Wi-Fi: GARAJAU-SCI (the network's name, not its password)",
+    "xAIzaSyA1234567890abcdefghijklmnopqrstuv: a key's prefix inside a longer word",
 ]
 
 

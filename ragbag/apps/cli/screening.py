@@ -41,15 +41,11 @@ def secrets_list(
         if source is not None and name != source:
             continue
         docs = screen.load_findings(home, name)
-        kinds: dict[str, int] = {}
-        for entry in docs.values():
-            for kind, n in entry["kinds"].items():
-                kinds[kind] = kinds.get(kind, 0) + n
         report.append(
             {
                 "source": name,
                 "policy": screen.for_source(home, src).policy,
-                "kinds": dict(sorted(kinds.items())),
+                "kinds": screen.totals(docs)["kinds"],
                 "documents": [{"doc_id": i, **e} for i, e in sorted(docs.items(), key=lambda kv: kv[1]["uri"])],
             }
         )
