@@ -82,6 +82,7 @@ def read_conversation_exports(
     id_of: Callable[[dict], Any],
     build: Callable[[dict, str, str, str], Record | None],
     follow_outside: bool = False,
+    exclude: Sequence[str] = (),
 ) -> Iterator[Document | ReadError | Seen | Cursor]:
     """``read()`` of the AI chat connectors: every ``conversations*.json`` under ``path``, loose
     or in export zips (or ``path`` itself, whatever its name), holds conversations;
@@ -141,7 +142,9 @@ def read_conversation_exports(
             return
         yield from convert(data, str(file.absolute()), key)
 
-    files, errors = export_files(Path(path), lambda name: name.lower().endswith(".zip") or wanted(name), follow_outside)
+    files, errors = export_files(
+        Path(path), lambda name: name.lower().endswith(".zip") or wanted(name), follow_outside, exclude
+    )
     yield from errors
     yield from read_exports(files, parse, cursor, version)
 

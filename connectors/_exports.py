@@ -33,18 +33,19 @@ MAX_MEMBER_BYTES = 1024 * 1024 * 1024  # a zip member this big is refused (zip b
 
 
 def export_files(
-    path: Path, wanted: Callable[[str], bool], follow_outside: bool = False
+    path: Path, wanted: Callable[[str], bool], follow_outside: bool = False, exclude: Sequence[str] = ()
 ) -> tuple[list[tuple[Path, str]], list[ReadError]]:
     """(file, key) for ``path`` itself or for every file under it whose name ``wanted`` accepts;
     the key (the path relative to ``path``) names the file in the cursor. ``follow_outside``:
-    whether links leaving ``path`` are followed (the source's ``follow_links_outside``)."""
+    whether links leaving ``path`` are followed (the source's ``follow_links_outside``);
+    ``exclude``: the source's path globs, never opened (``connectors._walk.excluded_paths``)."""
     path = Path(path)
     if path.is_file():
         return [(path, path.name)], []
     if not path.is_dir():
         return [], [ReadError(str(path.absolute()), "no such file or directory")]
     errors: list[ReadError] = []
-    found = visible_files(path, errors, wanted, follow_outside)
+    found = visible_files(path, errors, wanted, follow_outside, exclude)
     return found, errors
 
 

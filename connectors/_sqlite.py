@@ -6,8 +6,9 @@ import shutil
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from ragbag.connectors._isolate import each_file
@@ -24,7 +25,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 @contextmanager
-def snapshot(path: Path) -> Iterator[sqlite3.Connection]:
+def snapshot(path: Path, connect: Callable[..., Any] | None = None) -> Iterator[Any]:
     """A read-only view of an application's live SQLite database that never touches its files.
 
     Without a side file the database is opened ``mode=ro&immutable=1``: no lock is taken (a
@@ -36,13 +37,19 @@ def snapshot(path: Path) -> Iterator[sqlite3.Connection]:
     folder is under the home and named for this process, so the next ragbag process deletes
     what a killed build left.
     Raises :class:`Unreadable` for a file that is not a SQLite database at all.
+
+    ``connect`` opens the file (or its copy) instead of the stdlib's ``sqlite3.connect``, taking
+    the same arguments: for a database SQLite's magic does not mark (SQLCipher's, encrypted from
+    its first byte), whose caller has judged the file itself.
     """
-    with open(path, "rb") as f:
-        if f.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
-            raise Unreadable("not a SQLite database")
+    if connect is None:
+        connect = sqlite3.connect
+        with open(path, "rb") as f:
+            if f.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
+                raise Unreadable("not a SQLite database")
     sides = [s for s in ("-wal", "-journal") if _size(_side(path, s)) > 0]
     if not sides:
-        conn = sqlite3.connect(f"file:{quote(str(path.absolute()))}?mode=ro&immutable=1", uri=True)
+        conn = connect(f"file:{quote(str(path.absolute()))}?mode=ro&immutable=1", uri=True)
         try:
             yield conn
         finally:
@@ -51,7 +58,7 @@ def snapshot(path: Path) -> Iterator[sqlite3.Connection]:
     with tempfile.TemporaryDirectory(prefix=temporary_prefix("sqlite")) as tmp:
         copy = Path(tmp) / "copy.db"
         _copy_settled(path, sides, copy)
-        conn = sqlite3.connect(copy)
+        conn = connect(str(copy))
         try:
             yield conn
         finally:
@@ -107,10 +114,13 @@ def read_databases(
     prune: frozenset[str] = frozenset(),
     denied_hint: str = "",
     follow_outside: bool = False,
+    open_db: Callable[[Path], AbstractContextManager[Any]] = snapshot,
 ) -> Iterator[Document | ReadError | Seen | Cursor]:
     """Every database called one of ``names`` under ``path`` (or in the default places), each
     read by ``read_db`` through a :func:`snapshot`, with one cursor entry per file. Under a
     folder, links leaving it are followed only with ``follow_outside`` (see :mod:`connectors._walk`).
+    ``open_db`` makes what ``read_db`` gets for a file: a connector that must learn a key before
+    it opens the database (signal) passes ``contextlib.nullcontext`` and gets the file's path.
 
     A database that cannot be read, whatever the exception (:func:`connectors._isolate.each_file`),
     is a ``ReadError``. When none can and an earlier build of the source left a cursor, the build
@@ -140,7 +150,7 @@ def read_databases(
         done: list[bool] = []
 
         def one(file: Path = file, key: str = key, done: list[bool] = done) -> Iterator:
-            with snapshot(file) as conn:
+            with open_db(file) as conn:
                 yield from read_db(conn, file, source, previous.get(key), state, key)
             done.append(True)
 

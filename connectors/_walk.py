@@ -23,10 +23,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragbag.core.exclusions import path_excluded, path_globs
 from ragbag.core.records import ReadError
 
 FOLLOW_LINKS_OUTSIDE = "follow_links_outside"  # the sources.yaml option; `ragbag add --follow-links-outside`
@@ -49,6 +50,12 @@ class Entry:
 Keep = Callable[[Entry], bool]
 
 
+def excluded_paths(options: dict | None = None) -> tuple[str, ...]:
+    """The path globs of a source's exclusion rules (``ragbag.core.exclusions``): what its
+    walker must not open."""
+    return path_globs(options)
+
+
 def follows_outside(options: dict | None = None) -> bool:
     """Whether a source's ``options`` opt in to links leaving its folder."""
     value = (options or {}).get(FOLLOW_LINKS_OUTSIDE, False)
@@ -56,10 +63,16 @@ def follows_outside(options: dict | None = None) -> bool:
 
 
 def walk(
-    root: Path, errors: list[ReadError] | None = None, *, keep: Keep | None = None, follow_outside: bool = False
+    root: Path,
+    errors: list[ReadError] | None = None,
+    *,
+    keep: Keep | None = None,
+    follow_outside: bool = False,
+    exclude: Sequence[str] = (),
 ) -> list[tuple[Path, str]]:
-    """(file, relative posix path) of every regular file under ``root`` that ``keep`` accepts,
-    sorted by path. ``keep`` sees folders too (False prunes one) and is asked before any link
+    """(file, relative posix path) of every regular file under ``root`` that ``keep`` accepts
+    and no ``exclude`` glob names (:func:`ragbag.core.exclusions.path_excluded`: never opened,
+    never reported), sorted by path. ``keep`` sees folders too (False prunes one) and is asked before any link
     or special file is judged, so a hidden or ignored entry is never reported. What cannot be
     listed or is not followed goes to ``errors`` with the reason (see the module doc)."""
     root = Path(root)
@@ -88,6 +101,8 @@ def walk(
         subdirs: list[tuple[Path, str]] = []
         for e in entries:
             path, rel = Path(e.path), f"{base}/{e.name}" if base else e.name
+            if exclude and path_excluded(exclude, rel):
+                continue
             uri = str(path.absolute())
             try:
                 is_link = e.is_symlink()
@@ -131,6 +146,7 @@ def visible_files(
     errors: list[ReadError] | None = None,
     wanted: Callable[[str], bool] | None = None,
     follow_outside: bool = False,
+    exclude: Sequence[str] = (),
 ) -> list[tuple[Path, str]]:
     """:func:`walk` as the files connector and the export connectors see a folder: every
     non-hidden file whose name ``wanted`` accepts, hidden folders pruned."""
@@ -138,7 +154,7 @@ def visible_files(
     def keep(entry: Entry) -> bool:
         return not entry.name.startswith(".") and (entry.is_dir or wanted is None or wanted(entry.name))
 
-    return walk(root, errors, keep=keep, follow_outside=follow_outside)
+    return walk(root, errors, keep=keep, follow_outside=follow_outside, exclude=exclude)
 
 
 def refusal(target: str, st: os.stat_result, top: str, follow_outside: bool) -> str | None:

@@ -109,7 +109,7 @@ from ragbag.connectors._chat import (
 from ragbag.connectors._chatgpt_files import ExportFiles, conversation_files
 from ragbag.connectors._inside import Inside, inside
 from ragbag.connectors._isolate import each_record
-from ragbag.connectors._walk import follows_outside
+from ragbag.connectors._walk import excluded_paths, follows_outside
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
 from ragbag.text.chunking import TokenCounter, paged_spans, prose_spans
 from ragbag.text.documents import PAGED
@@ -165,7 +165,9 @@ def read(
     # The cursor's version names the settings too: other ones read everything again.
     version = f"{_VERSION}:{','.join(str(v) for v in reads.signature)}"
     try:
-        yield from read_conversation_exports(path, cursor, version, "ChatGPT", "chat_messages", id_of, build, follow)
+        yield from read_conversation_exports(
+            path, cursor, version, "ChatGPT", "chat_messages", id_of, build, follow, excluded_paths(options)
+        )
     finally:
         for files in exports.values():
             if isinstance(files, ExportFiles):

@@ -64,7 +64,7 @@ from ragbag.connectors._chat import (
     turn_spans,
 )
 from ragbag.connectors._isolate import each_record
-from ragbag.connectors._walk import follows_outside
+from ragbag.connectors._walk import excluded_paths, follows_outside
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
 from ragbag.text.chunking import TokenCounter
 from ragbag.text.unreadable import Unreadable
@@ -93,6 +93,7 @@ def read(
         lambda conv: conv.get("uuid"),
         build,
         follows_outside(options),
+        excluded_paths(options),
     )
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 from importlib import import_module
@@ -28,7 +28,7 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 from ragbag.connectors._isolate import each_file
-from ragbag.connectors._walk import Entry, follows_outside, safe_to_open
+from ragbag.connectors._walk import Entry, excluded_paths, follows_outside, safe_to_open
 from ragbag.connectors._walk import walk as walk_tree
 from ragbag.core.dates import from_timestamp
 from ragbag.core.records import Document, ReadError, Span
@@ -102,7 +102,7 @@ def read(
     if path.is_file():
         files = [(path, path.name)]
     elif path.is_dir():
-        files = walk(path, errors, follow_outside=follows_outside(options))
+        files = walk(path, errors, follow_outside=follows_outside(options), exclude=excluded_paths(options))
     else:
         yield ReadError(str(path.absolute()), "no such file or directory")
         return
@@ -111,7 +111,9 @@ def read(
     yield from errors
 
 
-def walk(root: Path, errors: list[ReadError] | None = None, follow_outside: bool = False) -> list[tuple[Path, str]]:
+def walk(
+    root: Path, errors: list[ReadError] | None = None, follow_outside: bool = False, exclude: Sequence[str] = ()
+) -> list[tuple[Path, str]]:
     """(file, relative posix path) for the files git would not ignore, sorted by path; folders
     that cannot be listed and links or special files not read go to ``errors`` (links leaving
     ``root`` are followed only with ``follow_outside``: see :mod:`connectors._walk`). Like git,
@@ -137,7 +139,7 @@ def walk(root: Path, errors: list[ReadError] | None = None, follow_outside: bool
             return False
         return not _ignored(specs(entry.path.parent, entry.rel.rpartition("/")[0]), entry.rel, is_dir)
 
-    return walk_tree(root, errors, keep=keep, follow_outside=follow_outside)
+    return walk_tree(root, errors, keep=keep, follow_outside=follow_outside, exclude=exclude)
 
 
 def _ignored(specs: list, rel: str, is_dir: bool) -> bool:

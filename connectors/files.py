@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ragbag.connectors._inside import inside
 from ragbag.connectors._isolate import each_file
-from ragbag.connectors._walk import follows_outside, visible_files
+from ragbag.connectors._walk import excluded_paths, follows_outside, visible_files
 from ragbag.core.dates import from_timestamp
 from ragbag.core.records import Document, ReadError, Span
 from ragbag.text import documents
@@ -53,7 +53,9 @@ def read(
     elif path.is_dir():
         errors: list[ReadError] = []
         wanted = lambda name: _ext(Path(name)) in FORMATS or _ext(Path(name)) in UNSUPPORTED  # noqa: E731
-        for file, rel in visible_files(path, errors, wanted, follow_outside=follows_outside(options)):
+        for file, rel in visible_files(
+            path, errors, wanted, follow_outside=follows_outside(options), exclude=excluded_paths(options)
+        ):
             uri = str(file.absolute())
             if _ext(file) in UNSUPPORTED:
                 yield ReadError(uri, f"unsupported format: {UNSUPPORTED[_ext(file)]} (.{_ext(file)}) is not read")

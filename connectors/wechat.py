@@ -77,7 +77,7 @@ from typing import Any
 from ragbag.connectors._chat import ME, Message, parse_time, render_lines, window_spans, windows
 from ragbag.connectors._exports import export_files, load_json, read_exports
 from ragbag.connectors._isolate import each_record
-from ragbag.connectors._walk import follows_outside
+from ragbag.connectors._walk import excluded_paths, follows_outside
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
 from ragbag.text.chunking import TokenCounter
 from ragbag.text.decode import decode
@@ -119,7 +119,7 @@ def read(
     """Every window of every chat export under ``path`` (a ``.json`` file or a folder).
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     wanted = lambda name: name.lower().endswith((".json", ".csv"))  # noqa: E731
-    files, errors = export_files(Path(path), wanted, follows_outside(options))
+    files, errors = export_files(Path(path), wanted, follows_outside(options), excluded_paths(options))
     names = {chat_id: name for _, key in files for name, chat_id in [_split_name(key)] if name}
     contacts = [(file, key) for file, key in files if Path(key).name == USERS_FILE]
     for file, _ in contacts:  # PyWxDump's users.json: wxid → remark / nickname

@@ -14,7 +14,7 @@ import shutil
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
@@ -203,10 +203,10 @@ def _has_partition(instance, src: Source) -> bool:
     return instance.has_dynamic_partition(partitions_for(src.connector).name, src.name)
 
 
-def forget_runs(home: Home, source: Source) -> int:
-    """Delete the Dagster runs of a removed source with their event logs (materialisation
-    previews hold its text) and compute logs, then vacuum Dagster's SQLite files, whose free
-    pages would still hold the deleted rows. Returns how many runs went."""
+def forget_runs(home: Home, source: Source, keep: Collection[str] = ()) -> int:
+    """Delete the Dagster runs of a removed source (but those in ``keep``) with their event logs
+    (materialisation previews hold its text) and compute logs, then vacuum Dagster's SQLite
+    files, whose free pages would still hold the deleted rows. Returns how many runs went."""
     import sqlite3
 
     import dagster as dg
@@ -216,7 +216,7 @@ def forget_runs(home: Home, source: Source) -> int:
         r.run_id
         for tags in ({"dagster/partition": source.name}, {"ragbag/source": source.name})
         for r in instance.get_runs(filters=dg.RunsFilter(tags=tags))
-    }
+    } - set(keep)
     for run_id in ids:
         instance.delete_run(run_id)
     _forget_latest(instance, ids)

@@ -93,7 +93,7 @@ from icalendar.prop import vBroken
 
 from ragbag.connectors._exports import export_files, read_exports, zip_members
 from ragbag.connectors._isolate import each_file, each_record
-from ragbag.connectors._walk import follows_outside
+from ragbag.connectors._walk import excluded_paths, follows_outside
 from ragbag.connectors.calendar.copies import Copy, conflict, sequence_of
 from ragbag.connectors.calendar.recurrence import describe, occurrences
 from ragbag.connectors.calendar.structure import RECORDS, structure
@@ -131,7 +131,10 @@ def read(
     """Every event in the ``.ics`` files and Google Calendar zips under ``path``.
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     files, errors = export_files(
-        Path(path), lambda name: name.lower().endswith(_EXTS + (".zip",)), follows_outside(options)
+        Path(path),
+        lambda name: name.lower().endswith(_EXTS + (".zip",)),
+        follows_outside(options),
+        excluded_paths(options),
     )
     yield from errors
     yield from read_exports(files, lambda file, key: _read_file(file, key, source), cursor, _VERSION)

@@ -81,12 +81,12 @@ Left out: attachments no reader handles (archives, audio, video; reported), Appl
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ragbag.connectors._inside import inside
-from ragbag.connectors._walk import follows_outside
+from ragbag.connectors._walk import excluded_paths, follows_outside
 from ragbag.connectors.mail.layout import folder_name, kind_by_name, mail_files, sniff
 from ragbag.connectors.mail.mbox import read_mbox
 from ragbag.connectors.mail.message import NAME, Run
@@ -144,14 +144,18 @@ def read(
             continue
         old = old_roots.get(key, {})
         run = Run(source, reads_inside)
-        yield from _read_root(root, run, old.get("files", {}), old.get("mbox", {}), follow_outside)
+        yield from _read_root(
+            root, run, old.get("files", {}), old.get("mbox", {}), follow_outside, excluded_paths(options)
+        )
         new_roots[key] = {"files": run.files, "mbox": run.mbox}
     yield Cursor({"v": _CURSOR_VERSION, "inside": reads_inside.signature, "roots": new_roots})
 
 
-def _read_root(root: Path, run: Run, old_files: dict, old_mbox: dict, follow_outside: bool = False) -> Iterator:
+def _read_root(
+    root: Path, run: Run, old_files: dict, old_mbox: dict, follow_outside: bool = False, exclude: Sequence[str] = ()
+) -> Iterator:
     errors: list[ReadError] = []
-    entries = [(root, root.name)] if root.is_file() else mail_files(root, errors, follow_outside)
+    entries = [(root, root.name)] if root.is_file() else mail_files(root, errors, follow_outside, exclude)
     for file, rel in entries:
         try:
             st = file.stat()

@@ -4,6 +4,7 @@ else by their first bytes), and the folder name each message is filed under."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from ragbag.connectors._walk import Entry, walk
@@ -27,7 +28,9 @@ _TRANSPORT = {
 _CORE = {b"from", b"to", b"subject", b"date", b"message-id"}
 
 
-def mail_files(root: Path, errors: list[ReadError], follow_outside: bool = False) -> list[tuple[Path, str]]:
+def mail_files(
+    root: Path, errors: list[ReadError], follow_outside: bool = False, exclude: Sequence[str] = ()
+) -> list[tuple[Path, str]]:
     """(file, relative posix path), sorted; hidden entries skipped except Maildir++ folders,
     Maildir ``tmp`` folders skipped; links leaving ``root`` are followed only with
     ``follow_outside`` (see :mod:`connectors._walk`)."""
@@ -43,7 +46,7 @@ def mail_files(root: Path, errors: list[ReadError], follow_outside: bool = False
             return False
         return not entry.name.startswith(".") or is_maildir(entry.path)
 
-    return walk(root, errors, keep=keep, follow_outside=follow_outside)
+    return walk(root, errors, keep=keep, follow_outside=follow_outside, exclude=exclude)
 
 
 def is_maildir(folder: Path) -> bool:

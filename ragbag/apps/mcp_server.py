@@ -97,6 +97,14 @@ BUILD_SPEC = {
                 },
                 "additionalProperties": False,
             },
+            "excluded": {
+                "type": "object",
+                "description": "What the source's exclusion rules kept out: records read and left out, and "
+                "stored records removed (with every version) because a rule now names them.",
+                "properties": {k: {"type": "integer", "minimum": 0} for k in ("records", "purged")},
+                "required": ["records", "purged"],
+                "additionalProperties": False,
+            },
             "failure": {"type": ["string", "null"], "description": "Why the build failed, else null."},
             "run_id": {"type": ["string", "null"], "description": "The Dagster run; null when nothing ran."},
             "seconds": {"type": "number"},
@@ -116,6 +124,7 @@ BUILD_SPEC = {
             "graph",
             "errors",
             "secrets",
+            "excluded",
             "failure",
             "run_id",
             "seconds",

@@ -1,4 +1,4 @@
-"""Removing a source, also while a build of it runs.
+"""Removing a source, also while a build of it runs; and purging what new exclusion rules name.
 
 ``ragbag remove`` leaves no byte of the source (docs/reliability.md), so a build of it in flight
 must not write one back. The writers' lock gives the order: a build step writes only while it
@@ -46,3 +46,23 @@ def remove(home: Home, name: str, waiting: Callable[[str], None] = lambda _: Non
     still = wait_for_runs(home, src, RUN_WAIT_S, waiting)
     sync_partitions(home, remove=[src])
     return Removal(forget_runs(home, src), held, still)
+
+
+def purge_excluded(
+    home: Home, name: str, keep_runs: list[str], waiting: Callable[[str], None] = lambda _: None
+) -> Removal:
+    """After a build of ``name`` under new exclusion rules: every byte of what they now keep out
+    goes, as ``remove`` does for a whole source (``pipeline.retention.purge_excluded``), and its
+    earlier Dagster runs, whose previews may quote it (all but ``keep_runs``: the build just done)."""
+    from ragbag.orchestration.runner import forget_runs, wait_for_runs
+
+    src = home.source(name)
+    with leases.exclusive(home.writer_lock, lambda: waiting("a build is writing; waiting for its step to end")):
+        held: list[str] = []
+        if not home.lance_is_local or home.lance_dir.exists():
+            from ragbag.index.store import Store
+            from ragbag.pipeline.retention import purge_excluded as purge_rows
+
+            held = purge_rows(Store(home.lance_uri), home, src)
+    still = wait_for_runs(home, src, RUN_WAIT_S, waiting)
+    return Removal(forget_runs(home, src, keep=keep_runs), held, still)

@@ -260,6 +260,15 @@ class Home:
         self._write_sources(current)
         return src
 
+    def set_source_options(self, name: str, options: dict[str, Any]) -> Source:
+        """Replace a registered source's options (its path, connector and history stay)."""
+        current = self.sources()
+        if name not in current:
+            raise RagbagError(f"no source named {name!r}; see `ragbag list`")
+        current[name].options = options
+        self._write_sources(current)
+        return current[name]
+
     def remove_source(self, name: str) -> Source:
         current = self.sources()
         if name not in current:

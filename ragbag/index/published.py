@@ -372,6 +372,21 @@ def swap_current(version: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
+def drop_superseded(base: Path) -> int:
+    """Delete every version but the current one now, grace or not: what a purge removed must not
+    stay in an older version (a search still reading one fails and is retried on ``current``)."""
+    try:
+        keep = os.readlink(current_link(base))
+    except OSError:
+        return 0
+    dropped = 0
+    for old in base.iterdir():
+        if old.name != keep and not old.is_symlink() and old.is_dir() and old.name.startswith("v"):
+            shutil.rmtree(old, ignore_errors=True)
+            dropped += 1
+    return dropped
+
+
 def _seal(version: Path) -> None:
     """Record chunk_ids.json's hash: the index rows are in its order, and a copy of another
     version's (same length, other ids or order) would otherwise pass as sound."""

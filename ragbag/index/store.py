@@ -249,6 +249,17 @@ class Store:
         self.delete_keys("embedding_cache", "key", keys)
         return len(keys)
 
+    def forget_unused_vectors(self) -> int:
+        """Drop the cached vectors of texts no chunk of any source holds now (what a source no
+        longer indexes on purpose must not stay behind as embeddings); returns how many went."""
+        used = {
+            f"{r['model']}:{r['content_hash']}"
+            for r in self.table("embeddings").to_arrow().select(["content_hash", "model"]).to_pylist()
+        }
+        keys = [k for k in self.table("embedding_cache").to_arrow().column("key").to_pylist() if k not in used]
+        self.delete_keys("embedding_cache", "key", keys)
+        return len(keys)
+
     def rewrite(self, name: str) -> None:
         """Write the table's current rows into new data files: a delete only marks rows, and
         compaction leaves a file holding few deleted rows as it is, so the bytes of removed rows

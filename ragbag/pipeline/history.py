@@ -46,6 +46,13 @@ def supersede(store: Store, source: str, old_rows: list[dict[str, Any]], until: 
     store.add(TABLE, pa.Table.from_pylist(rows, schema=SCHEMAS[TABLE]))
 
 
+def forget(store: Store, source: str, doc_ids: list[str]) -> None:
+    """Delete every kept version of these documents: what an exclusion rule names must not stay
+    behind as history (``ragbag.core.exclusions``)."""
+    if doc_ids:
+        store.delete_keys(TABLE, "doc_id", doc_ids, source)
+
+
 def prune(store: Store, home: Home, source: Source, now: datetime) -> dict[str, int]:
     """Apply the source's retention rule; returns the versions kept and dropped."""
     keep, days = home.history_rule(source)

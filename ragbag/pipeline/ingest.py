@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ragbag.core import progress
+from ragbag.core import exclusions, progress
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
 from ragbag.core.records import Cursor, Document, ReadError, Seen, doc_id_for
@@ -72,6 +72,8 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
     known = screen.load_findings(home, source.name)
     findings: dict[str, dict[str, Any]] = {}
     skipped: set[str] = set()
+    rules = exclusions.of_source(source.options)
+    excluded: set[str] = set()  # records read that the source's exclusion rules keep out
 
     def flush() -> None:
         """Write one batch: the reader's records never all wait in memory, so a mailbox of any
@@ -118,6 +120,8 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
             seen.add(doc_id_for(source.name, item.native_id))
         elif isinstance(item, Cursor):
             new_cursor = item.state
+        elif rules and exclusions.matching(rules, item.metadata, item.authors, item.uri):
+            excluded.add(item.doc_id)  # before the screen: nothing of it is kept, not even a finding
         elif (doc := _screened(rule, item, findings, skipped)) is None:
             continue  # a record holding a secret, in a source that skips those
         elif doc.doc_id in read:
@@ -130,21 +134,31 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
             batch_bytes += len(doc.text)
             if len(batch) >= _BATCH_RECORDS or batch_bytes >= _BATCH_BYTES:
                 flush()
-    if old and not (read or seen or errors or skipped or allow_empty):
+    deleted = [i for i in old if i not in read and i not in seen]
+    gone = (
+        [
+            r
+            for r in store.lookup("documents", "doc_id", deleted, SCHEMAS["documents"].names).to_pylist()
+            if r["source"] == source.name
+        ]
+        if deleted and (keeps_history or rules)
+        else []
+    )
+    purged = {r["doc_id"] for r in gone if r["doc_id"] in excluded or _excluded_row(rules, r)}
+    if old and not (read or seen or errors or skipped or excluded or purged or allow_empty):
         where = f"under {root}" if root is not None else "in its default places"
         raise RagbagError(f"source {source.name!r} read 0 records and no errors {where}" + _kept(source, len(old)))
     flush()
     progress.report("read", source.name, len(read), len(read))
 
-    deleted = [i for i in old if i not in read and i not in seen]
     if keeps_history and deleted:
-        gone = store.lookup("documents", "doc_id", deleted, SCHEMAS["documents"].names).to_pylist()
         history.supersede(
             store,
             source.name,
-            [screen.clean_row(rule, r) for r in gone if r["source"] == source.name],
+            [screen.clean_row(rule, r) for r in gone if r["doc_id"] not in purged],
             dict.fromkeys(deleted, now),
         )
+    history.forget(store, source.name, sorted(purged))  # excluded: no version of it stays
     store.delete_keys("documents", "doc_id", deleted, source.name)
     kept = history.prune(store, home, source, now)
     if new_cursor is not None:
@@ -158,6 +172,8 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
         "added": counts["added"],
         "changed": counts["changed"],
         "deleted": len(deleted),
+        "excluded": len(excluded),
+        "purged": len(purged),
         "versions_kept": kept["kept"],
         "versions_dropped": kept["dropped"],
         "new_versions": versioned,
@@ -178,6 +194,19 @@ def _screened(
     if result.document is None:
         skipped.add(doc.doc_id)
     return result.document
+
+
+def _excluded_row(rules: tuple[exclusions.Rule, ...], row: dict[str, Any]) -> bool:
+    """Whether a stored document is one the source's rules now keep out (a file a path rule
+    stopped the walker from opening never comes back to say so)."""
+    if not rules:
+        return False
+    try:
+        meta = json.loads(row.get("metadata") or "{}")
+    except ValueError:
+        meta = {}
+    meta = meta if isinstance(meta, dict) else {}
+    return exclusions.matching(rules, meta, row.get("authors") or [], row["uri"]) is not None
 
 
 def _kept(source: Source, documents: int) -> str:

@@ -73,13 +73,34 @@ def purge(store: Store, home: Home, source: Source) -> list[str]:
     text until their next build."""
     store.forget_vectors(source.name)
     remove(store, home, source)
+    return _scrub(store, home, source.name)
+
+
+def purge_excluded(store: Store, home: Home, source: Source) -> list[str]:
+    """After a build of ``source`` dropped what its exclusion rules now name (rows and versions,
+    ``pipeline.ingest``): the bytes left of it go too — cached vectors no chunk uses, the data
+    files and table versions that held the rows, the index versions the build superseded and the
+    text its pictures were read into. Returns the other sources that could not be republished
+    (as :func:`purge`)."""
+    store.forget_unused_vectors()
+    for folder in source_cache_folders(source.name, home.tmp_dir):
+        shutil.rmtree(folder, ignore_errors=True)
+    held = _scrub(store, home)
+    published.drop_superseded(home.index_dir(source.connector, source.name))
+    return held
+
+
+def _scrub(store: Store, home: Home, removed: str | None = None) -> list[str]:
+    """Rewrite every table so no data file holds a deleted row, republish the other sources on the
+    new versions (all but ``removed``), and drop every older version; returns the sources that could not be republished
+    (a build of them under way: their pinned versions stay until their next build)."""
     for name in (*SOURCE_TABLES, "embedding_cache"):
         store.rewrite(name)
     store.compact()
     held = [
         name
         for name, other in sorted(home.sources().items())
-        if name != source.name and published.published_manifest(home, other) and not republish(store, home, other)
+        if name != removed and published.published_manifest(home, other) and not republish(store, home, other)
     ]
     store.prune(timedelta(0), purge=True)
     return held

@@ -18,7 +18,7 @@ import sys
 
 import typer
 
-from ragbag.apps.cli import agents, screening, search, serve, settings, show, sources, versions
+from ragbag.apps.cli import agents, excluding, screening, search, serve, settings, show, sources, versions
 from ragbag.apps.cli import eval as evaluation
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
@@ -39,6 +39,7 @@ app.command()(search.search)
 app.command("list")(sources.list_sources)
 app.command()(sources.status)
 app.command()(sources.remove)
+app.command()(excluding.exclude)
 app.command()(versions.history)
 app.command()(versions.diff)
 app.command("eval")(evaluation.eval_cmd)

@@ -52,6 +52,12 @@ def add(
     redact_pii: str | None = typer.Option(
         None, "--redact-pii", help="Also redact these PII kinds: email, phone (comma-separated)."
     ),
+    exclude: list[str] | None = typer.Option(
+        None,
+        "--exclude",
+        help="Never read what this rule names (repeatable): a path glob, or sender:, domain:, chat:, label: "
+        "with a glob ('sender:*@news.example', 'private/**').",
+    ),
 ) -> None:
     """Register a source in $RAGBAG_HOME/sources.yaml."""
     home = Home()
@@ -80,6 +86,10 @@ def add(
         options["secrets"] = secrets
     if redact_pii is not None:
         options["pii"] = screen.check_pii(redact_pii)
+    if exclude:
+        from ragbag.core import exclusions
+
+        options[exclusions.OPTION] = list(dict.fromkeys(str(exclusions.parse(r)) for r in exclude))
     found: list[Path] = []
     if path is None:
         found = _discover(connector)
@@ -338,6 +348,12 @@ def _print_reports(reports: list[dict[str, Any]]) -> None:
             kinds = ", ".join(f"{k} ×{n}" for k, n in r["secrets"]["kinds"].items())
             done = ", ".join(f"{n} {action}" for action, n in found.items())
             con.print(f"{name}: records holding secrets: {markup(done)} ({markup(kinds)}); `ragbag secrets` lists them")
+        kept_out = r.get("excluded") or {}
+        if kept_out.get("records") or kept_out.get("purged"):
+            con.print(
+                f"{name}: exclusion rules kept out {kept_out.get('records', 0)} records read"
+                + (f" and removed {kept_out['purged']} indexed ones" if kept_out.get("purged") else "")
+            )
         for e in r["errors"][:20]:  # file names and parser messages: anything a file holds
             con.print(f"[yellow]{name}: {markup(e['uri'])}: {markup(e['error'])}[/]")
         if len(r["errors"]) > 20:
