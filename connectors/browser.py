@@ -260,7 +260,7 @@ def _read_history(
             item = each_record(f"{key}#{row[0]}", _page, row, stats.get(row[0]), key, source, kind, browser, profile)
             if item is not None:
                 yield item
-        elif (url := _text(row[1])) and _wanted(url) and _text(row[2]) is not None:
+        elif (url := _text(row[1])) and web_url(url) and _text(row[2]) is not None:
             yield Seen(f"{browser}/{profile}/{url}")  # deletions leave no trace but a missing row
     if not damaged:  # a damaged file is read in full again next time
         state[key] = {"version": VERSION, "kind": kind, "time": mark[0], "id": mark[1], "visits": mark[2]}
@@ -303,7 +303,7 @@ def _page(
     url, title, desc = _text(raw_url), _text(raw_title), _text(raw_desc)
     if url is None:
         return ReadError(f"{file}#{uid}", "undecodable URL (not UTF-8)")
-    if not _wanted(url):
+    if not web_url(url):
         return None
     if title is None or desc is None:
         return ReadError(f"{file}#{uid}", f"undecodable {'title' if title is None else 'description'} of {url}")
@@ -312,19 +312,38 @@ def _page(
     if last_at is None:
         return None
     first_at = _time(first_v, epoch, unit) or last_at
-    title, desc = " ".join(title.split()), desc.strip()
-    domain = _domain(url)
     count = int(visit_count or 0) or int(n_visits or 0)
-    label = LABELS.get(browser, browser)
+    where = f"{LABELS.get(browser, browser)} ({profile} profile)"
+    return page_document(source, NAME, url, title, count, first_at, last_at, browser, profile, where, desc)
+
+
+def page_document(
+    source: str,
+    connector: str,
+    url: str,
+    title: str,
+    count: int,
+    first_at: datetime,
+    last_at: datetime,
+    browser: str,
+    profile: str,
+    where: str,
+    desc: str = "",
+) -> Document:
+    """A visited page as a document (see the module doc); the takeout connector builds Chrome's
+    synced history from Google Takeout with it, so that history reads like a profile's.
+    ``where`` names the history in the text ("Chrome (Default profile)")."""
+    title, desc = " ".join(title.split()), desc.strip()
+    domain = domain_of(url)
     readable = " ".join(unquote(url, errors="replace").split())
     facts = (
-        f"{domain}: visited {count} time{'s' if count != 1 else ''} in {label}"
-        f" ({profile} profile), first on {first_at:%Y-%m-%d}, last on {last_at:%Y-%m-%d}."
+        f"{domain}: visited {count} time{'s' if count != 1 else ''} in {where},"
+        f" first on {first_at:%Y-%m-%d}, last on {last_at:%Y-%m-%d}."
     )
     text = "\n".join(p for p in (title, readable, facts, desc) if p) + "\n"
     return Document(
         source=source,
-        connector=NAME,
+        connector=connector,
         native_id=f"{browser}/{profile}/{url}",
         uri=url,
         title=title or readable,
@@ -358,12 +377,14 @@ def _text(value) -> str | None:
         return None
 
 
-def _wanted(url: str) -> bool:
+def web_url(url: str) -> bool:
+    """Whether a history keeps ``url``: http(s) pages only (shared with the takeout connector)."""
     scheme, sep, _ = url.partition(":")
     return bool(sep) and scheme.lower() in SCHEMES
 
 
-def _domain(url: str) -> str:
+def domain_of(url: str) -> str:
+    """The host without ``www.`` (a page's ``domain``; a bookmark's in the takeout connector)."""
     try:
         host = urlsplit(url).hostname or ""
     except ValueError:
