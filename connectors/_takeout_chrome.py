@@ -5,7 +5,7 @@
   such as ``Verlauf.json``): ``{"Browser History": [{url, title, time_usec, page_transition,
   client_id, favicon_url}, …]}`` (newer files add ``"Typed Url"``, ``"Session"``… lists, not
   read), one record per visit, ``time_usec`` in µs since 1970 UTC. The visits of a URL become
-  one page document, built by the browser connector's :func:`page_document` so a Takeout
+  one page document, built by :func:`connectors._pages.page_document` so a Takeout
   history reads like a Chrome profile's: same text, same metadata.
 - **Bookmarks** (``Bookmarks.html``, ``Lesezeichen.html``…): the Netscape bookmark file every
   browser exports: ``<DT><H3>folder</H3><DL>…</DL>`` nested folders, ``<DT><A HREF
@@ -22,8 +22,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from ragbag.connectors._isolate import each_record
+from ragbag.connectors._pages import domain_of, page_document, web_url
 from ragbag.connectors._takeout_keep import NAME, usec_time
-from ragbag.connectors.browser import domain_of, page_document, web_url
 from ragbag.core.records import Document, ReadError
 from ragbag.text.unreadable import Unreadable
 

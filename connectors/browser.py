@@ -61,7 +61,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import NamedTuple
-from urllib.parse import unquote, urlsplit
 
 from ragbag.connectors._browser_places import (
     BROWSER_DIRS,
@@ -73,6 +72,7 @@ from ragbag.connectors._browser_places import (
     SAFARI_FILES,
 )
 from ragbag.connectors._isolate import each_record
+from ragbag.connectors._pages import page_document, web_url
 from ragbag.connectors._sqlite import read_databases
 from ragbag.connectors._walk import follows_outside
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
@@ -82,7 +82,6 @@ from ragbag.text.unreadable import Unreadable, one_line
 NAME = "browser"
 SCHEDULE = "0 * * * *"
 FILE_NAMES = ("History", "places.sqlite", "History.db")
-SCHEMES = ("http", "https")
 VERSION = 1  # of the documents' rendering: a cursor of another version reads everything again
 _EPOCHS = {
     "chromium": datetime(1601, 1, 1, tzinfo=UTC),
@@ -317,52 +316,6 @@ def _page(
     return page_document(source, NAME, url, title, count, first_at, last_at, browser, profile, where, desc)
 
 
-def page_document(
-    source: str,
-    connector: str,
-    url: str,
-    title: str,
-    count: int,
-    first_at: datetime,
-    last_at: datetime,
-    browser: str,
-    profile: str,
-    where: str,
-    desc: str = "",
-) -> Document:
-    """A visited page as a document (see the module doc); the takeout connector builds Chrome's
-    synced history from Google Takeout with it, so that history reads like a profile's.
-    ``where`` names the history in the text ("Chrome (Default profile)")."""
-    title, desc = " ".join(title.split()), desc.strip()
-    domain = domain_of(url)
-    readable = " ".join(unquote(url, errors="replace").split())
-    facts = (
-        f"{domain}: visited {count} time{'s' if count != 1 else ''} in {where},"
-        f" first on {first_at:%Y-%m-%d}, last on {last_at:%Y-%m-%d}."
-    )
-    text = "\n".join(p for p in (title, readable, facts, desc) if p) + "\n"
-    return Document(
-        source=source,
-        connector=connector,
-        native_id=f"{browser}/{profile}/{url}",
-        uri=url,
-        title=title or readable,
-        text=text,
-        created_at=first_at,
-        updated_at=last_at,
-        metadata={
-            "url": url,
-            "domain": domain,
-            "title": title,
-            "visit_count": count,
-            "first_visit": first_at.isoformat(),
-            "last_visit": last_at.isoformat(),
-            "browser": browser,
-            "profile": profile,
-        },
-    )
-
-
 def _text(value) -> str | None:
     """A TEXT column read as bytes: '' for NULL, None when it is not UTF-8."""
     if value is None:
@@ -375,21 +328,6 @@ def _text(value) -> str | None:
         return bytes(value).decode("utf-8")
     except UnicodeDecodeError:
         return None
-
-
-def web_url(url: str) -> bool:
-    """Whether a history keeps ``url``: http(s) pages only (shared with the takeout connector)."""
-    scheme, sep, _ = url.partition(":")
-    return bool(sep) and scheme.lower() in SCHEMES
-
-
-def domain_of(url: str) -> str:
-    """The host without ``www.`` (a page's ``domain``; a bookmark's in the takeout connector)."""
-    try:
-        host = urlsplit(url).hostname or ""
-    except ValueError:
-        host = ""
-    return host[4:] if host.startswith("www.") else host
 
 
 def _time(value, epoch: datetime, unit: int = 1) -> datetime | None:

@@ -16,7 +16,7 @@ formats, :mod:`connectors._takeout_archive` for the archives.
 Documents:
 
 - **Chrome history**: one per visited page (http(s) only, embedded frames left out), built by
-  the browser connector's ``page_document``: title, URL, domain, visit count, first and last
+  ``connectors._pages.page_document`` (the browser connector's shape): title, URL, domain, visit count, first and last
   visit, ``created_at``/``updated_at`` = first/last visit. Metadata as the browser connector's
   (``url``, ``domain``, ``title``, ``visit_count``, ``first_visit``, ``last_visit``,
   ``browser`` = ``chrome``, ``profile`` = ``takeout``) plus ``kind`` = ``history``, ``file``.
