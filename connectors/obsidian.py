@@ -104,7 +104,7 @@ from ragbag.connectors._obsidian_markdown import (
     visible,
     wikilink_path,
 )
-from ragbag.connectors._walk import follows_outside, visible_files
+from ragbag.connectors._walk import excluded_paths, follows_outside, visible_files
 from ragbag.core.dates import from_timestamp
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
 from ragbag.core.rows import ChunkRow, DocumentRow, columns
@@ -146,7 +146,7 @@ def read(
             return
         files = [(path, path.name)]
     elif path.is_dir():
-        files = visible_files(path, errors, None, follows_outside(options))
+        files = visible_files(path, errors, None, follows_outside(options), excluded_paths(options))
     else:
         yield ReadError(str(path.absolute()), "no such file or directory")
         return

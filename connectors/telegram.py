@@ -83,7 +83,7 @@ from ragbag.connectors._chat import Message, render_lines, window_spans, windows
 from ragbag.connectors._exports import export_files, load_json, read_exports, zip_members
 from ragbag.connectors._isolate import each_record
 from ragbag.connectors._telegram_messages import ChatInfo, message, sender_id
-from ragbag.connectors._walk import follows_outside
+from ragbag.connectors._walk import excluded_paths, follows_outside
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
 from ragbag.text.chunking import TokenCounter
 from ragbag.text.unreadable import Unreadable
@@ -132,7 +132,7 @@ def read(
     settings, problem = _settings(options or {})
     if problem:
         yield ReadError(str(Path(path).absolute()), problem)
-    files, errors = export_files(Path(path), _wanted, follows_outside(options))
+    files, errors = export_files(Path(path), _wanted, follows_outside(options), excluded_paths(options))
     yield from errors
     jsons = {PurePosixPath(key).parent for _, key in files if _is_json(key)}
     shown: set[PurePosixPath] = set()

@@ -87,7 +87,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from ragbag.connectors._chat import render_lines, window_spans, windows
 from ragbag.connectors._exports import export_files, read_exports, zip_members
 from ragbag.connectors._isolate import each_record
-from ragbag.connectors._walk import follows_outside
+from ragbag.connectors._walk import excluded_paths, follows_outside
 from ragbag.connectors.whatsapp import chat as chats
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
 from ragbag.text.chunking import TokenCounter
@@ -113,7 +113,7 @@ def read(
     if zone_error:
         yield ReadError(str(Path(path).absolute()), zone_error)
     me = _names(options.get(ME_OPTION))
-    files, errors = export_files(Path(path), _wanted, follows_outside(options))
+    files, errors = export_files(Path(path), _wanted, follows_outside(options), excluded_paths(options))
     yield from errors
     zone_key = getattr(zone, "key", None) or f"local:{'/'.join(time.tzname)}:{time.timezone}"
     version = f"{_VERSION}|{zone_key}|{stable_hash(*sorted(n.casefold() for n in me), length=8)}"

@@ -94,3 +94,17 @@ def test_a_path_rule_is_never_opened_nor_reported(tmp_path):
     assert read({"exclude": ["private"]}) == (["a.md"], [])
     assert read({"exclude": ["path:/private/"]}) == (["a.md", "deep/private/c.md"], [])  # anchored at the root
     assert read({"exclude": ["*.MD"]}) == ([], [])  # case folded: a rule is there to keep things out
+
+
+@pytest.mark.parametrize(
+    ("connector", "names"),
+    [("files", ("a.md", "private/b.md")), ("code", ("a.py", "private/b.py")), ("obsidian", ("A.md", "private/B.md"))],
+)
+def test_every_folder_walk_honours_a_path_rule(tmp_path, connector, names):
+    from ragbag import connectors
+
+    kept, out = names
+    write(tmp_path, {kept: "# Kept\n\nkept text\n", out: "# Out\n\nthe diary\n"})
+    read = connectors.get(connector).read
+    docs = [d for d in read(tmp_path, "s", None, options={"exclude": ["private"]}) if isinstance(d, Document)]
+    assert [d.metadata["path"] for d in docs] == [kept]
