@@ -33,7 +33,8 @@ def read_all(out: Path) -> tuple[Docs, list[ReadError]]:
     errors: list[ReadError] = []
     for src in home["sources"]:
         found = docs.setdefault(src["name"], [])
-        for item in connectors.get(src["connector"]).read(out / src["path"], src["name"], None):
+        options = {"options": src["options"]} if "options" in src else {}  # as homes.build registers them
+        for item in connectors.get(src["connector"]).read(out / src["path"], src["name"], None, **options):
             if isinstance(item, Document):
                 found.append(item)
             elif isinstance(item, ReadError):
@@ -89,7 +90,8 @@ def assert_imports_light(module: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def assert_nine_sources(out: Path, name: str, sources: list[tuple[str, str]]) -> None:
+def assert_every_connector(out: Path, name: str, sources: list[tuple[str, str]]) -> None:
+    """The home's sources are ``sources``, one per connector ragbag has, each a folder."""
     home = json.loads((out / "home.json").read_text(encoding="utf-8"))
     assert home["name"] == name
     assert [(s["name"], s["connector"]) for s in home["sources"]] == sources

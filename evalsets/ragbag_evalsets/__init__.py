@@ -1,5 +1,6 @@
-"""ragbag's evaluation homes: made-up people's data in the real on-disk formats of all nine
-connectors, with judged queries, for ``ragbag eval personal`` and ``ragbag eval persona-b``.
+"""ragbag's evaluation homes: made-up people's data in the real on-disk formats of every
+connector ragbag ships, with judged queries, for ``ragbag eval personal`` and ``ragbag eval
+persona-b``.
 
 A distribution of its own (``evalsets/`` in the ragbag checkout) because it is test data, not
 product: an installed ragbag carries no invented mailboxes, and ragbag imports this package only

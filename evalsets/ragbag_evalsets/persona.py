@@ -25,8 +25,8 @@ from ragbag_evalsets.formats.office import docx_file, odt_file, xlsx_file
 from ragbag_evalsets.formats.pdf import make_pdf
 from ragbag_evalsets.formats.pictures import photo, scan_pdf, screenshot
 
-# Every persona's home has the same nine sources, one per connector, and the same query kinds,
-# so ragbag.apps.eval.homes scores any of them unchanged.
+# Every persona's home has the same sources, one per connector (every connector ragbag ships), and
+# the same query kinds, so ragbag.apps.eval.homes scores any of them unchanged.
 SOURCES = [
     ("mail", "mail"),
     ("browser", "browser"),
@@ -37,6 +37,12 @@ SOURCES = [
     ("claude", "claude"),
     ("code", "code"),
     ("notes", "files"),
+    ("whatsapp", "whatsapp"),
+    ("telegram", "telegram"),
+    ("signal", "signal"),
+    ("obsidian", "obsidian"),
+    ("slack", "slack"),
+    ("takeout", "takeout"),
 ]
 KINDS = (
     *("identifier", "paraphrase", "crosslingual", "cjk", "person", "filtered", "negative"),
@@ -56,11 +62,14 @@ MIME = {
 
 
 class HomeSet:
-    """Everything being generated: files (relative path -> bytes, mtime) and queries."""
+    """Everything being generated: files (relative path -> bytes, mtime), queries, and the options
+    a source is read with (by source name: what its files cannot say, such as who the persona is
+    in a WhatsApp export and the phone's time zone)."""
 
     def __init__(self) -> None:
         self.files: dict[str, tuple[bytes, datetime]] = {}
         self.queries: list[dict] = []
+        self.options: dict[str, dict[str, Any]] = {}
 
     def file(self, rel: str, data: bytes | str, mtime: datetime | None = None) -> None:
         if isinstance(data, str):
@@ -171,7 +180,8 @@ class Persona:
 
 def write_set(out: Path, s: HomeSet, name: str, prefix: str) -> Path:
     """The set written under ``out``: its files with their times under ``data/`` (replaced),
-    ``home.json`` and ``queries.jsonl`` with ids ``<prefix>-001``…; nothing else is touched."""
+    ``home.json`` (a source's ``options`` where it has some) and ``queries.jsonl`` with ids
+    ``<prefix>-001``…; nothing else is touched."""
     data = out / "data"
     if data.exists():
         shutil.rmtree(data)
@@ -181,7 +191,11 @@ def write_set(out: Path, s: HomeSet, name: str, prefix: str) -> Path:
         path.write_bytes(content)
         stamp = mtime.timestamp()
         os.utime(path, (stamp, stamp))
-    home = {"name": name, "sources": [{"name": n, "connector": c, "path": f"data/{n}"} for n, c in SOURCES]}
+    sources = [
+        {"name": n, "connector": c, "path": f"data/{n}", **({"options": s.options[n]} if n in s.options else {})}
+        for n, c in SOURCES
+    ]
+    home = {"name": name, "sources": sources}
     (out / "home.json").write_text(json.dumps(home, indent=2) + "\n", encoding="utf-8")
     lines = [
         json.dumps({"_id": f"{prefix}-{n:03d}", **item}, ensure_ascii=False) for n, item in enumerate(s.queries, 1)

@@ -20,10 +20,10 @@ wrong judgement), never to move a score.
 The persona's content is data: ``personas/b/*.json`` holds the people, mails, pages, events,
 chats, conversations, code, notes and the judged queries, laid down by the same code and writers
 as persona A's (:mod:`ragbag_evalsets.sources`), so both personas share one copy of every
-format. Same layout (``data/``, ``home.json``, ``queries.jsonl``; the same nine sources and query
-kinds), so :mod:`ragbag.apps.eval.homes` scores it unchanged; ids are ``b-001``… so the two sets'
-queries never collide. What is Luana's own is here: her calendar app's UIDs, and her calendars
-on Europe/Lisbon (the calendar writer speaks Europe/Berlin; :func:`_lisbon`).
+format. Same layout (``data/``, ``home.json``, ``queries.jsonl``; the same sources, one per
+connector, and query kinds), so :mod:`ragbag.apps.eval.homes` scores it unchanged; ids are
+``b-001``… so the two sets' queries never collide. What is Luana's own is here: her calendar
+app's UIDs, and her calendars on Europe/Lisbon (the calendar writer speaks Europe/Berlin; :func:`_lisbon`).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ file only when they run, and a file's mtime says better when its text began.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -51,6 +52,17 @@ def forget(store: Store, source: str, doc_ids: list[str]) -> None:
     behind as history (``ragbag.core.exclusions``)."""
     if doc_ids:
         store.delete_keys(TABLE, "doc_id", doc_ids, source)
+
+
+def rewrite(store: Store, source: str, change: Callable[[dict[str, Any]], dict[str, Any]]) -> int:
+    """Every kept version of a source passed through ``change``; those it changed are written back
+    (the secret screen's new rules applied to versions kept before them). Returns how many."""
+    rows = store.rows(TABLE, source, SCHEMAS[TABLE].names).to_pylist()
+    changed = [new for r in rows if (new := change(r)) != r]
+    if changed:
+        _delete(store, source, [(r["doc_id"], r["version"]) for r in changed])
+        store.add(TABLE, pa.Table.from_pylist(changed, schema=SCHEMAS[TABLE]))
+    return len(changed)
 
 
 def prune(store: Store, home: Home, source: Source, now: datetime) -> dict[str, int]:

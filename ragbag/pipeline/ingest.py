@@ -18,7 +18,7 @@ import pyarrow as pa
 from ragbag.core import exclusions, progress
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
-from ragbag.core.records import Cursor, Document, ReadError, Seen, doc_id_for
+from ragbag.core.records import Cursor, Document, ReadError, Seen, doc_id_for, stable_hash
 from ragbag.index.store import SCHEMAS, Store
 from ragbag.pipeline import changes, cursor, history, screen
 from ragbag.pipeline.preview import ROWS as PREVIEW_ROWS
@@ -53,8 +53,11 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
     if missing and not (allow_empty and old):
         raise RagbagError(f"source {source.name!r}: path does not exist: {root}" + _kept(source, len(old)))
     fingerprint = changes.source_fingerprint(home, source)  # before reading: see changes
+    rules = exclusions.of_source(source.options)
+    screening = screen.signature(home, source)
+    reads_as = stable_hash(screening, *sorted(str(r) for r in rules), length=16)
     cursor_file = cursor.path(home, source)
-    saved = cursor.load(cursor_file, source)
+    saved = cursor.load(cursor_file, source, reads_as)
     read: set[str] = set()  # ids of the records read (kept: deletions and duplicates need them)
     seen: set[str] = set()
     errors: list[dict[str, str]] = []
@@ -70,9 +73,10 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
     now = datetime.now(UTC)
     rule = screen.for_source(home, source)
     known = screen.load_findings(home, source.name)
+    if keeps_history and screen.screened_with(home, source.name) != screening:
+        history.rewrite(store, source.name, lambda row: screen.clean_row(rule, row))  # versions kept before
     findings: dict[str, dict[str, Any]] = {}
     skipped: set[str] = set()
-    rules = exclusions.of_source(source.options)
     excluded: set[str] = set()  # records read that the source's exclusion rules keep out
 
     def flush() -> None:
@@ -91,7 +95,10 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
         versions = {}
         for d in fresh:
             p = previous.get(d.doc_id)
-            if p:
+            if p and _only_redacted(rule, p, d):  # the screen's new rules, not a new text: no new version
+                versions[d.doc_id] = (p["version"] or 1, p["valid_from"])
+                del previous[d.doc_id]
+            elif p:
                 versions[d.doc_id] = ((p["version"] or 1) + 1, history.valid_from(d, p["valid_from"], now))
             elif d.doc_id in returning:
                 number, ended = returning[d.doc_id]
@@ -162,7 +169,7 @@ def ingest(store: Store, home: Home, source: Source, reader: Reader, allow_empty
     store.delete_keys("documents", "doc_id", deleted, source.name)
     kept = history.prune(store, home, source, now)
     if new_cursor is not None:
-        cursor.save(cursor_file, source, new_cursor)
+        cursor.save(cursor_file, source, new_cursor, reads_as)
     findings.update({i: known[i] for i in seen - read - skipped if i in known})
     screen.save_findings(home, source, findings)
     changes.note_reading(home, source, fingerprint, errors)
@@ -194,6 +201,12 @@ def _screened(
     if result.document is None:
         skipped.add(doc.doc_id)
     return result.document
+
+
+def _only_redacted(rule: screen.Screen, stored: dict[str, Any], doc: Document) -> bool:
+    """Whether a stored row differs from the record read only by what the screen now redacts."""
+    cleaned = screen.clean_row(rule, stored)
+    return cleaned["text"] == doc.text and cleaned["title"] == doc.title
 
 
 def _excluded_row(rules: tuple[exclusions.Rule, ...], row: dict[str, Any]) -> bool:

@@ -22,7 +22,7 @@ import yaml
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
 from ragbag.core.private import write_private
-from ragbag.core.records import Document
+from ragbag.core.records import Document, stable_hash
 from ragbag.text import secrets
 
 POLICIES = ("redact", "skip", "keep")
@@ -139,8 +139,29 @@ def load_findings(home: Home, source_name: str) -> dict[str, dict[str, Any]]:
     return data.get("documents", {}) if isinstance(data, dict) else {}
 
 
+def signature(home: Home, source: Source) -> str:
+    """How the screen treats this source's records now: its policy, PII kinds and every rule.
+    Records read (or versions kept) under another were screened otherwise."""
+    rule = for_source(home, source)
+    return stable_hash(rules_digest(home), rule.policy, *rule.pii, length=16)
+
+
+def screened_with(home: Home, source_name: str) -> str | None:
+    """The signature the source's last read was screened with (None: never screened)."""
+    try:
+        data = json.loads(findings_path(home, source_name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data.get("signature") if isinstance(data, dict) else None
+
+
 def save_findings(home: Home, source: Source, documents: dict[str, dict[str, Any]]) -> None:
-    body = {"source": source.name, "policy": for_source(home, source).policy, "documents": documents}
+    body = {
+        "source": source.name,
+        "policy": for_source(home, source).policy,
+        "signature": signature(home, source),
+        "documents": documents,
+    }
     write_private(findings_path(home, source.name), json.dumps(body, sort_keys=True, ensure_ascii=False))
 
 

@@ -12,6 +12,8 @@ the image's width and height, so a box drawn on a page rendered at another scale
 Recognition is the costliest thing a build does per byte, so results are cached by the
 content's hash (:class:`Cache`): an unchanged attachment, file or page is never recognised twice.
 The cache lives in a folder of the source's own, so ``ragbag remove`` deletes it with the source.
+A result holding a secret is never kept there (a screenshot of a password is recognised again
+when it is read again): the index gets it redacted, and no cache may hold it whole.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import io
 import json
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -74,11 +77,14 @@ class Lines:
 
 class Cache:
     """Recognised lines by content hash, one JSON file each in an owner-only folder (the source's
-    own: see :func:`cache_folder`); ``None`` folder: nothing is kept. ``hits``/``misses`` count
-    this read's lookups, so a build report (and a test) can say nothing was recognised twice."""
+    own: see :func:`cache_folder`); ``None`` folder: nothing is kept, and neither is a result
+    ``keeps_out`` says holds a secret (an entry written before is dropped when met). ``hits``/
+    ``misses`` count this read's lookups, so a build report (and a test) can say nothing was
+    recognised twice."""
 
-    def __init__(self, folder: Path | None):
+    def __init__(self, folder: Path | None, keeps_out: Callable[[str], bool] | None = None):
         self.folder = folder
+        self.keeps_out = keeps_out
         self.hits = 0
         self.misses = 0
 
@@ -91,12 +97,14 @@ class Cache:
                 if isinstance(d, dict) and d.get("v") == CACHE_FORMAT:
                     held = Lines.from_json(d)
                     self.hits += 1
+                    if self.keeps_out is not None and self.keeps_out(held.text):
+                        path.unlink(missing_ok=True)
                     return held
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 pass  # a damaged entry is recognised again and rewritten
         self.misses += 1
         found = recognise(image)
-        if path is not None:
+        if path is not None and not (self.keeps_out is not None and self.keeps_out(found.text)):
             from ragbag.core.private import write_private
 
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -29,7 +29,10 @@ import ragbag_evalsets
 
 MANIFEST = Path(__file__).resolve().parents[2] / "evalsets" / "manifest.json"
 # Sources whose files no library but Python's own writes.
-PORTABLE_SOURCES = ("calendar", "chatgpt", "claude", "code", "wechat")
+PORTABLE_SOURCES = (
+    *("calendar", "chatgpt", "claude", "code", "wechat"),
+    *("whatsapp", "telegram", "obsidian", "slack", "takeout"),
+)
 
 
 def environment() -> dict:

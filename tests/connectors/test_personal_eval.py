@@ -12,11 +12,11 @@ from collections import Counter
 import pytest
 from home_sets import (
     assert_deterministic,
+    assert_every_connector,
     assert_filters_keep_distractors_out,
     assert_imports_light,
     assert_judgements_resolve,
     assert_negatives_absent,
-    assert_nine_sources,
     assert_queries_well_formed,
     read_all,
 )
@@ -41,8 +41,33 @@ def test_generator_imports_neither_dagster_nor_torch_nor_connectors():
     assert_imports_light("ragbag_evalsets.personal")
 
 
-def test_home_names_nine_sources_one_per_connector(generated):
-    assert_nine_sources(generated[0], "personal", SOURCES)
+def test_home_names_one_source_per_connector(generated):
+    assert_every_connector(generated[0], "personal", SOURCES)
+
+
+def test_build_registers_each_source_with_home_jsons_options(generated, monkeypatch):
+    """homes.build keeps every source's secrets and adds the options home.json gives a source
+    (who the persona is in a WhatsApp export, the phone's zone), as read_all reads them."""
+    from ragbag.apps.eval import homes
+    from ragbag.orchestration import runner
+
+    added: dict[str, dict] = {}
+
+    class Registering:
+        def sources(self) -> dict:
+            return {}
+
+        def add_source(self, name, connector, path, known, options):
+            added[name] = options
+
+        def source(self, name):
+            return name
+
+    monkeypatch.setattr(runner, "run_builds", lambda home, sources, **kw: [{"status": "success"} for _ in sources])
+    homes.build(homes.load(generated[0]), Registering())
+    assert added["whatsapp"] == {"secrets": "keep", "me": "Jan Hoffmann", "timezone": "Europe/Berlin"}
+    assert added["mail"] == {"secrets": "keep"} and set(added) == {name for name, _ in SOURCES}
+    assert any("\n2025-04-28 10:41 Me: Sie wollen eine Anzahlung" in d.text for d in generated[1]["whatsapp"])
 
 
 def test_every_connector_reads_everything_without_errors(generated):
@@ -59,6 +84,7 @@ def test_every_connector_reads_everything_without_errors(generated):
         "claude": 10,
         "code": 10,
         "notes": 25,
+        **{"whatsapp": 4, "telegram": 4, "signal": 4, "obsidian": 5, "slack": 5, "takeout": 9},
     }
     assert all(counts[k] >= v for k, v in minimum.items()), counts
     notes = {d.metadata["path"]: d for d in docs["notes"]}

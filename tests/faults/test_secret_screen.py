@@ -97,3 +97,61 @@ def test_skip_leaves_the_record_out_and_keep_keeps_it(home, instance, tmp_path):
     shown = cli("build", "plain", env=env).stdout
     assert "plain: records holding secrets: 1 redacted (github-token ×1); `ragbag secrets` lists them" in shown
     assert seed.needle not in shown
+
+
+def test_the_ocr_cache_keeps_no_secret(tmp_path, monkeypatch):
+    """A screenshot of a password is read (and redacted at the screen) but its recognised text is
+    never cached, unless the source keeps its secrets; a plain one is cached as before."""
+    from ragbag.connectors import files
+    from ragbag.core.records import Document
+    from ragbag_evalsets.formats.pictures import screenshot
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RAGBAG_OCR_CACHE", str(cache))
+    shots = write(
+        tmp_path / "shots",
+        {
+            "wifi.png": screenshot([("h", "Home network"), ("t", "Wi-Fi password: Lavendel-2019-Kx")]),
+            "menu.png": screenshot([("h", "Dinner menu"), ("t", "Pumpkin soup and bread")]),
+        },
+    )
+
+    def read(options: dict) -> dict[str, str]:
+        return {
+            d.metadata["path"]: d.text
+            for d in files.read(shots, "shots", None, options=options)
+            if isinstance(d, Document)
+        }
+
+    def cached() -> str:
+        return "".join(p.read_text() for p in cache.rglob("*.json"))
+
+    texts = read({})
+    assert "Lavendel-2019-Kx" in texts["wifi.png"] and "Pumpkin" in texts["menu.png"]
+    assert "Pumpkin" in cached() and "Lavendel" not in cached() and len(list(cache.rglob("*.json"))) == 1
+    read({"secrets": "keep"})  # a source that keeps its secrets keeps them in its cache too
+    assert "Lavendel" in cached()
+    assert "Lavendel-2019-Kx" in read({})["wifi.png"] and "Lavendel" not in cached()  # met again: dropped
+
+
+@pytest.mark.slow(seconds=20)
+def test_a_new_rule_screens_what_was_stored_before_it(home, instance, tmp_path):
+    """A home's rule added after a build applies to the records already indexed — unchanged files
+    the cursor would vouch for, and the versions kept of an edited one — not only to new ones."""
+    from ragbag.index.store import Store
+    from ragbag.pipeline import history, screen
+
+    notes = write(
+        tmp_path / "notes", {"gym.md": "# Gym\n\nlocker combination QX-4471-ZZ\n", "plan.md": "v1 QX-5555-ZZ\n"}
+    )
+    home.add_source("notes", "files", str(notes), known=("files",))
+    materialize_source(home, instance, "notes")
+    (notes / "plan.md").write_text("v2 without it\n")  # the first text becomes a kept version
+    materialize_source(home, instance, "notes")
+    screen.add_rule(home, "locker", r"\bQX-\d{4}-ZZ\b")
+    meta = materialize_source(home, instance, "notes")
+    assert meta["documents"]["secrets"]["kinds"] == {"locker": 1}
+    hit = query.search("locker combination", home=home, k=1).iloc[0]
+    assert "[secret:locker]" in hit["text"] and "QX-4471" not in hit["text"]
+    kept = history.texts(Store(home.lance_uri), "notes", [d for d in history.earlier(Store(home.lance_uri), "notes")])
+    assert [v["text"] for vs in kept.values() for v in vs] == ["v1 [secret:locker]\n"]

@@ -44,7 +44,7 @@ HALVES = ("tune", "test")
 class HomeSet:
     name: str
     root: Path
-    sources: list[dict[str, str]]
+    sources: list[dict[str, Any]]  # name, connector, path; options where a connector needs some
     queries: list[dict[str, Any]]
 
 
@@ -66,7 +66,8 @@ def load(path: Path) -> HomeSet:
 
 
 def build(ds: HomeSet, home: Home) -> dict[str, Any]:
-    """Register every source of the set in ``home`` and build them all through Dagster.
+    """Register every source of the set in ``home`` (with the ``options`` home.json gives it) and
+    build them all through Dagster.
 
     Each source keeps its secrets (``ragbag.pipeline.screen``'s ``keep``): a relevant document is
     named by a string it holds verbatim, and a person's set asks for what the screen redacts by
@@ -78,7 +79,8 @@ def build(ds: HomeSet, home: Home) -> dict[str, Any]:
     for s in ds.sources:
         if s["name"] not in registered:
             path = str((ds.root / s["path"]).resolve())
-            home.add_source(s["name"], s["connector"], path, known=named, options={"secrets": "keep"})
+            options = {"secrets": "keep", **s.get("options", {})}  # home.json's own, e.g. WhatsApp's `me`
+            home.add_source(s["name"], s["connector"], path, known=named, options=options)
     started = time.time()
     reports = run_builds(home, [home.source(s["name"]) for s in ds.sources], show_progress=False)
     failed = [r for r in reports if r["status"] != "success"]
