@@ -5,9 +5,9 @@ Both are on by default and turned off per source (``ragbag add … --no-attachme
 limits bound what one message may cost: at most ``max_attachments`` attachments read per message
 and ``max_attachment_mb`` megabytes each; what a limit leaves out is reported, never dropped in
 silence. Connectors keep :func:`signature` in their cursor, so changing any of these re-reads
-the source instead of trusting records read under the old settings. The OCR cache keeps no
-result holding a secret the source's screen would take out (its ``secrets`` and ``pii``
-options; ``ragbag.pipeline.screen``), unless the source keeps its secrets.
+the source instead of trusting records read under the old settings. The OCR cache keeps pictures'
+text redacted as the source's screen redacts it (its ``secrets`` and ``pii`` options;
+``ragbag.pipeline.screen``), unless the source keeps its secrets.
 """
 
 from __future__ import annotations
@@ -59,22 +59,17 @@ def inside(source: str, options: dict | None) -> Inside:
     ocr = _on(options.get(OCR, True))
     return Inside(
         attachments=_on(options.get(ATTACHMENTS, True)),
-        ocr=Cache(cache_folder(source), _keeps_out(options)) if ocr else None,
+        ocr=Cache(cache_folder(source), _redact(options)) if ocr else None,
         max_attachments=_int(options.get(MAX_ATTACHMENTS), DEFAULT_MAX_ATTACHMENTS),
         max_bytes=_int(options.get(MAX_ATTACHMENT_MB), DEFAULT_MAX_ATTACHMENT_MB) * 1024 * 1024,
     )
 
 
-def _keeps_out(options: dict) -> Any:
-    """Whether a text holds what the source's screen takes out (None: the source keeps secrets)."""
+def _redact(options: dict) -> Any:
+    """What the source's screen does to a picture's lines (None: the source keeps its secrets)."""
     if options.get("secrets") == "keep":
         return None
-    pii = tuple(str(k) for k in options.get("pii", ()) or ())
-    return partial(_holds, pii=pii)
-
-
-def _holds(text: str, pii: tuple[str, ...]) -> bool:
-    return bool(secrets.find(text, pii))
+    return partial(secrets.redact_lines, pii=tuple(str(k) for k in options.get("pii", ()) or ()))
 
 
 def _on(value: Any) -> bool:

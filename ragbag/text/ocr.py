@@ -12,8 +12,8 @@ the image's width and height, so a box drawn on a page rendered at another scale
 Recognition is the costliest thing a build does per byte, so results are cached by the
 content's hash (:class:`Cache`): an unchanged attachment, file or page is never recognised twice.
 The cache lives in a folder of the source's own, so ``ragbag remove`` deletes it with the source.
-A result holding a secret is never kept there (a screenshot of a password is recognised again
-when it is read again): the index gets it redacted, and no cache may hold it whole.
+What is kept there is redacted as the source's screen redacts (``Cache.redact``): no cache may
+hold a secret whole.
 """
 
 from __future__ import annotations
@@ -77,14 +77,15 @@ class Lines:
 
 class Cache:
     """Recognised lines by content hash, one JSON file each in an owner-only folder (the source's
-    own: see :func:`cache_folder`); ``None`` folder: nothing is kept, and neither is a result
-    ``keeps_out`` says holds a secret (an entry written before is dropped when met). ``hits``/
-    ``misses`` count this read's lookups, so a build report (and a test) can say nothing was
-    recognised twice."""
+    own: see :func:`cache_folder`); ``None`` folder: nothing is kept. ``redact`` (a source that
+    screens secrets: ``secrets.redact_lines`` with its settings) is applied to what is kept, so the
+    cache never holds a secret whole; an entry kept redacted is recognised again for a source
+    that keeps its secrets. ``hits``/``misses`` count this read's lookups, so a build report (and
+    a test) can say nothing was recognised twice."""
 
-    def __init__(self, folder: Path | None, keeps_out: Callable[[str], bool] | None = None):
+    def __init__(self, folder: Path | None, redact: Callable[[list[str]], list[str]] | None = None):
         self.folder = folder
-        self.keeps_out = keeps_out
+        self.redact = redact
         self.hits = 0
         self.misses = 0
 
@@ -94,22 +95,32 @@ class Cache:
         if path is not None and path.exists():
             try:
                 d = json.loads(path.read_text(encoding="utf-8"))
-                if isinstance(d, dict) and d.get("v") == CACHE_FORMAT:
+                if isinstance(d, dict) and d.get("v") == CACHE_FORMAT and not (d.get("redacted") and not self.redact):
                     held = Lines.from_json(d)
                     self.hits += 1
-                    if self.keeps_out is not None and self.keeps_out(held.text):
-                        path.unlink(missing_ok=True)
+                    if self.redact is not None and not d.get("redacted"):
+                        self._keep(path, held)  # kept whole for a source that kept its secrets
                     return held
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 pass  # a damaged entry is recognised again and rewritten
         self.misses += 1
         found = recognise(image)
-        if path is not None and not (self.keeps_out is not None and self.keeps_out(found.text)):
-            from ragbag.core.private import write_private
-
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            write_private(path, json.dumps(found.as_json(), ensure_ascii=False))
+        if path is not None:
+            self._keep(path, found)
         return found
+
+    def _keep(self, path: Path, found: Lines) -> None:
+        from ragbag.core.private import write_private
+
+        data = found.as_json()
+        if self.redact is not None:
+            texts = [line[0] for line in data["lines"]]
+            cleaned = self.redact(texts)
+            if cleaned != texts:
+                data["lines"] = [[t, *line[1:]] for t, line in zip(cleaned, data["lines"])]
+                data["redacted"] = True
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_private(path, json.dumps(data, ensure_ascii=False))
 
 
 def content_key(*parts: bytes | str) -> str:

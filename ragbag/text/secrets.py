@@ -11,8 +11,10 @@ Google and Anthropic API keys. detect-secrets' entropy and keyword plugins are l
 prose they flag every other word. PII (e-mail addresses, phone numbers via ``phonenumbers``)
 is a kind like the others, found only when a source asks for it: it is what people search for.
 
-A finding is a kind and a span; the placeholder is ``[secret:KIND]`` (``[pii:KIND]``). Nothing
-here keeps or returns the secret's text beyond the spans of the string it was given.
+A finding is a kind and a span; the placeholder is ``[secret:KIND]`` (``[pii:KIND]``). A
+placeholder already in a text is a finding of its kind too: text redacted before it reached the
+screen (the OCR cache keeps pictures' text so) counts, and skips its record, as the secret would
+have. Nothing here keeps or returns the secret's text beyond the spans of the string it was given.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 
 # Raise when a rule is added, removed or changed: a source's fingerprint includes it, so every
 # source is read again and its text screened by the new rules.
-RULES_VERSION = 1
+RULES_VERSION = 2
 
 SECRET = "secret"
 PII = "pii"
@@ -150,6 +152,7 @@ _CARD = re.compile(
     r"(?<![\d-])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{4}(?:\1?\d{1,3})?|\d{4}([ -])\d{6}\2\d{4,5})(?![\d-])"
 )
 _IBAN = re.compile(r"(?<![A-Z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}(?![A-Z0-9])")
+_PLACEHOLDER = re.compile(r"\[(secret|pii):([a-z0-9][a-z0-9-]*)\]")
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?![\w-])")
 _PASSWORD_NOT = {  # words after "password:" that are not one
     "reset", "forgotten", "forgot", "required", "changed", "expired", "protected", "hidden", "below", "above",
@@ -180,11 +183,36 @@ def find(text: str, pii: Iterable[str] = (), extra: Iterable[Rule] = ()) -> list
     found += [Finding("card", *m.span()) for m in _CARD.finditer(text) if _is_card(m[0])]
     found += [Finding("iban", *m.span()) for m in _IBAN.finditer(text) if _is_iban(m[0])]
     wanted = set(pii)
+    found += [Finding(m[2], *m.span(), m[1]) for m in _PLACEHOLDER.finditer(text) if m[1] == SECRET or m[2] in wanted]
     if "email" in wanted:
         found += [Finding("email", *m.span(), PII) for m in _EMAIL.finditer(text)]
     if "phone" in wanted:
         found += _phones(text)
     return _without_overlaps(found)
+
+
+def redact_lines(lines: list[str], pii: Iterable[str] = (), extra: Iterable[Rule] = ()) -> list[str]:
+    """Lines (a picture's, as recognised) with the secrets found in their joined text replaced, so
+    a secret written over two lines is found too: its placeholder goes in its first line and the
+    rest of it is cut from the others. The number of lines stays, so each keeps its box."""
+    text = "\n".join(lines)
+    hits = find(text, pii, extra)
+    if not hits:
+        return lines
+    out, start = [], 0
+    for line in lines:
+        end = start + len(line)
+        parts, at = [], start
+        for f in hits:
+            if f.end <= start or f.start >= end:
+                continue
+            parts.append(text[at : max(f.start, start)])
+            if f.start >= start:
+                parts.append(f.placeholder)
+            at = min(f.end, end)
+        out.append("".join(parts) + text[at:end])
+        start = end + 1
+    return out
 
 
 def redact(text: str, findings: list[Finding]) -> str:

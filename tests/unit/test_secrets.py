@@ -103,3 +103,23 @@ def test_a_secret_in_a_link_is_redacted_and_a_plain_record_is_untouched():
     assert out.document is not None and "hunter2secret" not in out.document.uri + out.document.native_id
     plain = _doc("groceries: milk, bread")
     assert screen.screen(rule, plain).document is plain
+
+
+def test_a_placeholder_is_a_finding_of_its_kind():
+    """Text redacted before the screen (a picture's cached lines) counts as the secret did."""
+    found = secrets.find("wifi [secret:password] and [pii:email] here")
+    assert [(f.kind, f.family) for f in found] == [("password", "secret")]
+    assert [f.kind for f in secrets.find("[pii:email]", pii=("email",))] == ["email"]
+
+
+def test_lines_keep_their_count_and_a_secret_over_two_lines_is_cut():
+    lines = [
+        "Home network",
+        "Wi-Fi password: Lavendel-2019-Kx",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "MIIEow",
+        "-----END RSA PRIVATE KEY-----",
+    ]
+    out = secrets.redact_lines(lines)
+    assert out == ["Home network", "Wi-Fi password: [secret:password]", "[secret:private-key]", "", ""]
+    assert secrets.redact_lines(["nothing", "here"]) == ["nothing", "here"]
