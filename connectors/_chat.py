@@ -288,6 +288,51 @@ def windows(messages: Sequence[Message], gap: timedelta, max_messages: int, max_
     return out
 
 
+def window_document(
+    lines: Sequence[Message],
+    *,
+    source: str,
+    connector: str,
+    native_id: str,
+    uri: str,
+    chat: str,
+    chat_id: str,
+    is_group: bool,
+    title: str | None = None,
+    span: tuple[datetime, datetime] | None = None,
+    **extra: Any,
+) -> Document:
+    """A conversation window as every chat connector indexes it, so all chats read, cite and
+    filter alike: its messages as lines (:func:`render_lines`), titled "``title`` (the chat) ·
+    day", from its first message to its last (``span``: other bounds, such as a thread's replies
+    opening with the older message they answer), the senders as authors; metadata ``chat chat_id
+    is_group sender is_from_me date messages`` and then ``extra`` (``file``, ``chat_type`` …)."""
+    start, end = span or (lines[0].when, lines[-1].when)
+    senders = list(dict.fromkeys(m.sender for m in lines))
+    day = f"{start.astimezone(UTC):%Y-%m-%d}"
+    return Document(
+        source=source,
+        connector=connector,
+        native_id=native_id,
+        uri=uri,
+        title=f"{title or chat} · {day}",
+        text=render_lines(lines),
+        created_at=start,
+        updated_at=end,
+        authors=senders,
+        metadata={
+            "chat": chat,
+            "chat_id": chat_id,
+            "is_group": is_group,
+            "sender": senders,
+            "is_from_me": any(m.is_from_me for m in lines),
+            "date": day,
+            "messages": len(lines),
+            **extra,
+        },
+    )
+
+
 def render_lines(messages: Iterable[Message]) -> str:
     """``YYYY-MM-DD HH:MM sender: text`` per message, continuation lines indented. Times are UTC,
     as in the imessage connector: local time would change every document (and re-embed it)

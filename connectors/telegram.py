@@ -74,12 +74,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, timedelta, tzinfo
+from datetime import timedelta, tzinfo
 from pathlib import Path, PurePosixPath
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ragbag.connectors._chat import Message, render_lines, window_spans, windows
+from ragbag.connectors._chat import Message, window_document, window_spans, windows
 from ragbag.connectors._exports import export_files, load_json, read_exports, zip_members
 from ragbag.connectors._isolate import each_record
 from ragbag.connectors._telegram_messages import ChatInfo, message, sender_id
@@ -278,35 +278,22 @@ def _chat(chat: Any, index: int, uri: str, key: str, source: str, settings: Sett
     stamps = {id(m): stamp for m, stamp in made}
     used: set[str] = set()
     for window in windows([m for m, _ in made], WINDOW_GAP, WINDOW_MESSAGES, WINDOW_CHARS):
-        first, last = window[0], window[-1]
-        senders = list(dict.fromkeys(m.sender for m in window))
-        day = f"{first.when.astimezone(UTC):%Y-%m-%d}"
-        start = int(first.when.timestamp())
+        start = int(window[0].when.timestamp())
         native_id = f"{chat_id}@{start}"
         if native_id in used:  # two windows starting in one second (a burst cut by the size bound)
             native_id = f"{native_id}+{len(used)}"
         used.add(native_id)
-        doc = Document(
+        doc = window_document(
+            window,
             source=source,
             connector=NAME,
             native_id=native_id,
             uri=f"{uri}#{chat_id}@{start}",
-            title=f"{name} · {day}",
-            text=render_lines(window),
-            created_at=first.when,
-            updated_at=last.when,
-            authors=senders,
-            metadata={
-                "chat": name,
-                "chat_id": chat_id,
-                "chat_type": kind,
-                "is_group": kind in GROUPS,
-                "sender": senders,
-                "is_from_me": any(m.is_from_me for m in window),
-                "date": day,
-                "messages": len(window),
-                "file": key,
-            },
+            chat=name,
+            chat_id=chat_id,
+            is_group=kind in GROUPS,
+            chat_type=kind,
+            file=key,
         )
         out.append((doc, max(stamps[id(m)] for m in window)))
     return out

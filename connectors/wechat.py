@@ -70,11 +70,11 @@ import html
 import io
 import re
 from collections.abc import Iterator
-from datetime import UTC, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from ragbag.connectors._chat import ME, Message, parse_time, render_lines, window_spans, windows
+from ragbag.connectors._chat import ME, Message, parse_time, window_document, window_spans, windows
 from ragbag.connectors._exports import export_files, load_json, read_exports
 from ragbag.connectors._isolate import each_record
 from ragbag.connectors._walk import excluded_paths, follows_outside
@@ -215,31 +215,19 @@ def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
             messages.append(msg)
     messages.sort(key=lambda m: m.when)  # stable: equal times keep export order
     for window in windows(messages, WINDOW_GAP, WINDOW_MESSAGES, WINDOW_CHARS):
-        first, last = window[0], window[-1]
-        senders = list(dict.fromkeys(m.sender for m in window))
-        day = f"{first.when.astimezone(UTC):%Y-%m-%d}"
-        doc = Document(
+        start = int(window[0].when.timestamp())
+        doc = window_document(
+            window,
             source=source,
             connector=NAME,
-            native_id=f"{chat_id}@{int(first.when.timestamp())}",
-            uri=f"{uri}#{int(first.when.timestamp())}",
-            title=f"{chat} · {day}",
-            text=render_lines(window),
-            created_at=first.when,
-            updated_at=last.when,
-            authors=senders,
-            metadata={
-                "chat": chat,
-                "chat_id": chat_id,
-                "is_group": is_group,
-                "sender": senders,
-                "is_from_me": any(m.is_from_me for m in window),
-                "date": day,
-                "messages": len(window),
-                "file": key,
-            },
+            native_id=f"{chat_id}@{start}",
+            uri=f"{uri}#{start}",
+            chat=chat,
+            chat_id=chat_id,
+            is_group=is_group,
+            file=key,
         )
-        yield doc, last.when.timestamp()
+        yield doc, window[-1].when.timestamp()
 
 
 def _message(record: Any, chat: str, is_group: bool, names: dict[str, str]) -> Message | None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, timedelta
+from datetime import timedelta
 from itertools import groupby
 from typing import Any
 
-from ragbag.connectors._chat import ME, Message, parse_time, render_lines, windows
+from ragbag.connectors._chat import ME, Message, parse_time, window_document, windows
 from ragbag.connectors._isolate import each_record
 from ragbag.connectors.signal.database import (
     Chat,
@@ -81,29 +81,16 @@ def documents(conn: Any, uri: str, source: str, connector: str, disappearing: bo
 
 
 def _document(window: list[Said], chat: Chat, uri: str, source: str, connector: str) -> Document:
-    first, last = window[0], window[-1]
-    senders = list(dict.fromkeys(m.sender for m in window))
-    day = f"{first.when.astimezone(UTC):%Y-%m-%d}"
-    native_id = f"{chat.id}/{first.message_id}"
-    return Document(
+    native_id = f"{chat.id}/{window[0].message_id}"
+    return window_document(
+        window,
         source=source,
         connector=connector,
         native_id=native_id,
         uri=f"{uri}#{native_id}",
-        title=f"{chat.title} · {day}",
-        text=render_lines(window),
-        created_at=first.when,
-        updated_at=last.when,
-        authors=senders,
-        metadata={
-            "chat": chat.title,
-            "chat_id": chat.id,
-            "is_group": chat.is_group,
-            "sender": senders,
-            "is_from_me": any(m.is_from_me for m in window),
-            "date": day,
-            "messages": len(window),
-        },
+        chat=chat.title,
+        chat_id=chat.id,
+        is_group=chat.is_group,
     )
 
 

@@ -10,13 +10,12 @@ its own document it is found with the question, and the channel's windows stay r
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import UTC, timedelta
+from datetime import timedelta
 
-from ragbag.connectors._chat import Message, parse_time, render_lines, windows
+from ragbag.connectors._chat import Message, parse_time, window_document, windows
 from ragbag.connectors._exports import Record
 from ragbag.connectors.slack.messages import Post
 from ragbag.connectors.slack.workspace import Chat
-from ragbag.core.records import Document
 
 WINDOW_GAP = timedelta(hours=1)
 WINDOW_MESSAGES = 200
@@ -44,34 +43,21 @@ def documents(
     by_ts = {p.ts: p for p in channel}
 
     def doc(window: list[Post], lines: list[Message], native_id: str, title: str, extra: dict) -> Record:
-        first, last = window[0], window[-1]
-        senders = list(dict.fromkeys(m.sender for m in lines))
-        day = f"{first.when.astimezone(UTC):%Y-%m-%d}"
-        return (
-            Document(
-                source=source,
-                connector=connector,
-                native_id=native_id,
-                uri=f"{uri}#{first.ts}",
-                title=f"{title} · {day}",
-                text=render_lines(lines),
-                created_at=first.when,
-                updated_at=last.when,
-                authors=senders,
-                metadata={
-                    "chat": chat.name,
-                    "chat_id": chat.chat_id,
-                    "is_group": chat.is_group,
-                    "sender": senders,
-                    "is_from_me": any(m.is_from_me for m in lines),
-                    "date": day,
-                    "messages": len(lines),
-                    "file": key,
-                    **extra,
-                },
-            ),
-            max(p.stamp for p in window),
+        made = window_document(
+            lines,
+            source=source,
+            connector=connector,
+            native_id=native_id,
+            uri=f"{uri}#{window[0].ts}",
+            chat=chat.name,
+            chat_id=chat.chat_id,
+            is_group=chat.is_group,
+            title=title,
+            span=(window[0].when, window[-1].when),
+            file=key,
+            **extra,
         )
+        return made, max(p.stamp for p in window)
 
     for window in _windows(channel, WINDOW_GAP):
         yield doc(window, [_marked(p) for p in window], f"{chat.chat_id}@{window[0].ts}", chat.name, {})

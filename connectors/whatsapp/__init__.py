@@ -79,12 +79,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from datetime import UTC, timedelta, tzinfo
+from datetime import timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ragbag.connectors._chat import render_lines, window_spans, windows
+from ragbag.connectors._chat import window_document, window_spans, windows
 from ragbag.connectors._exports import export_files, read_exports, zip_members
 from ragbag.connectors._isolate import each_record
 from ragbag.connectors._walk import excluded_paths, follows_outside
@@ -188,37 +188,24 @@ def _chat_records(
     chat_id = stable_hash((chat.name or key).casefold(), length=16)
     used: set[str] = set()
     for window in windows(chat.messages, WINDOW_GAP, WINDOW_MESSAGES, WINDOW_CHARS):
-        first, last = window[0], window[-1]
-        senders = list(dict.fromkeys(m.sender for m in window))
-        day = f"{first.when.astimezone(UTC):%Y-%m-%d}"
-        stamp = str(int(first.when.timestamp()))
+        stamp = str(int(window[0].when.timestamp()))
         n = 1
         while (f"{stamp}.{n}" if n > 1 else stamp) in used:
             n += 1
         stamp = f"{stamp}.{n}" if n > 1 else stamp
         used.add(stamp)
-        doc = Document(
+        doc = window_document(
+            window,
             source=source,
             connector=NAME,
             native_id=f"{chat_id}@{stamp}",
             uri=f"{uri}#{stamp}",
-            title=f"{chat.name} · {day}",
-            text=render_lines(window),
-            created_at=first.when,
-            updated_at=last.when,
-            authors=senders,
-            metadata={
-                "chat": chat.name,
-                "chat_id": chat_id,
-                "is_group": chat.is_group,
-                "sender": senders,
-                "is_from_me": any(m.is_from_me for m in window),
-                "date": day,
-                "messages": len(window),
-                "file": key,
-            },
+            chat=chat.name,
+            chat_id=chat_id,
+            is_group=chat.is_group,
+            file=key,
         )
-        yield doc, last.when.timestamp()
+        yield doc, window[-1].when.timestamp()
 
 
 def _chat(data: bytes, uri: str, hints: list[str], zone: tzinfo | None, me: list[str]):

@@ -103,10 +103,9 @@ def test_the_ocr_cache_keeps_no_secret(tmp_path, monkeypatch):
     """A screenshot of a password is read whole (the screen redacts it next) but cached redacted,
     as its source's screen would redact it; a source that keeps its secrets recognises it again
     and keeps it whole; a plain screenshot is cached as it is."""
-    from ragbag_evalsets.formats.pictures import screenshot
-
     from ragbag.connectors import files
     from ragbag.core.records import Document
+    from ragbag_evalsets.formats.pictures import screenshot
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("RAGBAG_OCR_CACHE", str(cache))
