@@ -55,3 +55,18 @@ def ragbag_read(connector: str, path: Path) -> tuple[list, list]:
 
 def rel(path: Path) -> str:
     return Path(path).resolve().relative_to(FIXTURES).as_posix()
+
+
+def chat_checks(out: Outcome, docs: list, reference: int, timed: int, people: int, texts: int) -> Outcome:
+    """A chat connector's outcome: its windows' message lines counted against the reference's
+    messages, and the messages found at their time, by their sender, with their text."""
+    lines = sum(d.metadata["messages"] for d in docs)
+    out.checks = {
+        "count": (min(lines, reference), max(lines, reference)),
+        "times": (timed, reference),
+        "people": (people, reference),
+        "text": (texts, reference),
+    }
+    if lines != reference:
+        out.disagreements.append(f"ragbag has {lines} message lines, the reference {reference} messages")
+    return out

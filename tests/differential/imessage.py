@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import quote
 
-from tests.differential.common import FIXTURES, PUBLIC, Outcome, ragbag_read, rel
+from tests.differential.common import FIXTURES, PUBLIC, Outcome, chat_checks, ragbag_read, rel
 
 CONNECTOR = "imessage"
 EXPLAINED: dict[str, str] = {}
@@ -86,13 +86,4 @@ def compare(path: Path) -> Outcome:
             texts += 1
         else:
             out.disagreements.append(f"text at {stamp.strip()} by {sender}: {first[:40]!r} not found")
-    ragbag_messages = sum(d.metadata["messages"] for d in docs)
-    out.checks = {
-        "count": (min(ragbag_messages, len(ref)), max(ragbag_messages, len(ref))),
-        "times": (timed, len(ref)),
-        "people": (people, len(ref)),
-        "text": (texts, len(ref)),
-    }
-    if ragbag_messages != len(ref):
-        out.disagreements.append(f"ragbag has {ragbag_messages} message lines, the reference {len(ref)} messages")
-    return out
+    return chat_checks(out, docs, len(ref), timed, people, texts)
