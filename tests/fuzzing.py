@@ -18,6 +18,7 @@ loose mail, iCalendar) a record's region runs from where its native id (a Messag
 first appears to where the next record's begins (the first one's from the top), and a mutation
 touches the records whose regions overlap the bytes it changed, widened by one line each side;
 a truncation also touches every record after the cut, and an encoding swap touches all.
+WhatsApp's text export is a line format whose windows are placed by their first message (``chat_anchor``).
 Formats parsed as one whole (JSON exports, SQLite databases, PDF, HTML) count every record as
 touched by any mutation: for them the property is no raise, storable output, and a reported
 error for every loss.
@@ -34,7 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent / "fixtures" / "realworld"
 EXPECTATIONS: dict[str, dict] = json.loads((ROOT / "expectations.json").read_text(encoding="utf-8"))
-LINE_FORMATS = {"mail", "calendar"}
+LINE_FORMATS = {"mail", "calendar", "whatsapp"}
 KINDS = ("truncate", "flip", "encoding", "duplicate_line", "delete_line", "huge_line")
 HUGE = 1 << 20
 
@@ -99,15 +100,22 @@ def mutate(data: bytes, kind: str, rng: random.Random) -> Mutation:
     return Mutation(kind, data[:a] + filler + b"\n" + data[a:], a, a + 1)
 
 
-def regions(data: bytes, ids: list[str]) -> dict[str, tuple[int, int]]:
+def chat_anchor(doc) -> str:
+    """Where a chat text export's window starts in its file: its first message's "sender: text"
+    (the window's id is the chat and a time, which the file writes its own way)."""
+    first = doc.text.split("\n", 1)[0]
+    return first[len("YYYY-MM-DD HH:MM ") :][:40]
+
+
+def regions(data: bytes, ids: list[str], anchors: dict[str, str] | None = None) -> dict[str, tuple[int, int]]:
     """Each placeable record's byte region, by where its id first appears. A record whose id is
     not in the bytes (a hashed id) or shares its key with another record (a series and its moved
     occurrences share a UID) cannot be placed and is left out: it counts as touched. The bytes
     before the first record (a calendar's header and zones, a mailbox's first postmark) are
     shared by all: a mutation there touches every record (``HEADER``)."""
-    keys = {i: i.split("/", 1)[0].encode("utf-8", "surrogateescape") for i in ids}
+    keys = {i: (anchors or {}).get(i, i.split("/", 1)[0]).encode("utf-8", "surrogateescape") for i in ids}
     shared = {k for k in keys.values() if list(keys.values()).count(k) > 1}
-    starts = {i: data.find(k) for i, k in keys.items() if k and k not in shared}
+    starts = {i: _start(data, k, anchored=bool(anchors)) for i, k in keys.items() if k and k not in shared}
     order = sorted(((at, i) for i, at in starts.items() if at != -1))
     out = {HEADER: (0, order[0][0] if order else len(data))}
     for k, (at, native_id) in enumerate(order):
@@ -116,6 +124,25 @@ def regions(data: bytes, ids: list[str]) -> dict[str, tuple[int, int]]:
 
 
 HEADER = "\0header"
+
+
+def _start(data: bytes, key: bytes, anchored: bool) -> int:
+    """Where a record's key first appears (-1: nowhere); an anchor (a chat line's "sender: text")
+    is looked for after what ends a message line's head (" - " or "] ") and placed at its line's
+    start."""
+    if not anchored:
+        return data.find(key)
+    found = [at for head in (b" - ", b"] ") if (at := data.find(head + key)) != -1]
+    return data.rfind(b"\n", 0, min(found)) + 1 if found else -1
+
+
+def _removed(m: Mutation, region: tuple[int, int], one_line: bool) -> bool:
+    """Whether the mutation took the record at ``region`` out of the file: cut off, or deleted
+    whole (its region, or its one line: ``one_line``, a chat window of one message)."""
+    if m.after:
+        return region[0] >= m.start
+    inside = m.start <= region[0] and region[1] <= m.end or one_line and m.start == region[0]
+    return m.kind == "delete_line" and inside
 
 
 def touched(m: Mutation, region: tuple[int, int], data: bytes) -> bool:
@@ -158,20 +185,33 @@ def storable(docs: list) -> None:
 
 
 def fuzz(
-    rounds: int, seed: int, work: Path, files: list[str] | None = None, log: Callable[[str], None] | None = None
+    rounds: int,
+    seed: int,
+    work: Path,
+    files: list[str] | None = None,
+    log: Callable[[str], None] | None = None,
+    corpus: dict[str, str] | None = None,
+    root: Path = ROOT,
 ) -> Tally:
-    """``rounds`` mutations of each kind for every fixture (or those named), read in ``work``."""
+    """``rounds`` mutations of each kind for every fixture (or those named), read in ``work``.
+    ``corpus`` (relative path → connector, under ``root``): other files than the real-world
+    corpus's, such as the public corpus's."""
     tally = Tally()
-    for rel, exp in sorted(EXPECTATIONS.items()):
+    chosen = corpus if corpus is not None else {rel: exp["connector"] for rel, exp in EXPECTATIONS.items()}
+    for rel, connector in sorted(chosen.items()):
         if files is not None and rel not in files:
             continue
-        source = ROOT / rel
+        exp = {"connector": connector}
+        source = root / rel
         original = source.read_bytes()
         before, _ = read(exp["connector"], source)
         # The records are the source's (mails, events...): an attachment's document is part of
         # its mail's content, which a mutation of that mail may change like any other part.
         ids = [d.native_id for d in before if "parent_doc_id" not in d.metadata]
-        places = regions(original, ids) if exp["connector"] in LINE_FORMATS else {}
+        anchors = {d.native_id: chat_anchor(d) for d in before} if connector == "whatsapp" else None
+        # A chat window of one message is gone with its line.
+        single = {d.native_id for d in before if anchors and d.metadata.get("messages") == 1}
+        places = regions(original, ids, anchors) if connector in LINE_FORMATS else {}
         for r in range(rounds):
             for k, kind in enumerate(KINDS):
                 rng = random.Random(f"{seed}:{rel}:{r}:{k}")
@@ -194,9 +234,10 @@ def fuzz(
                 shared = HEADER in places and touched(m, places[HEADER], original)
                 safe = [i for i in ids if i in places and not shared and not touched(m, places[i], original)]
                 missing = [i for i in safe if i not in got]
-                # A record wholly cut off by a truncation is no longer in the file: no reader
-                # can report it. One whose id the mutation changed comes back under a new id.
-                present = [i for i in ids if not (m.after and i in places and places[i][0] >= m.start)]
+                # A record wholly cut off by a truncation, or whose only line was deleted (a chat
+                # window of one message), is no longer in the file: no reader can report it. One
+                # whose id the mutation changed comes back under a new id.
+                present = [i for i in ids if not (i in places and _removed(m, places[i], i in single))]
                 lost = max(0, sum(i not in got for i in present) - len(got - set(ids)))
                 tally.untouched += len(safe)
                 tally.kept += len(ids) - lost
