@@ -20,7 +20,9 @@ Optionally:
   engine passes. Connectors that walk a folder read :data:`FOLLOW_LINKS_OUTSIDE` there with
   :func:`follows_outside` (see ``connectors._walk``);
 - ``SCHEDULE``: a cron string for refreshes under ``dagster dev`` (default hourly), which a
-  source can override with ``options: {schedule: "..."}`` in ``sources.yaml``.
+  source can override with ``options: {schedule: "..."}`` in ``sources.yaml``;
+- ``OPTIONS``: the source options of its own it reads (name → one line of help), which
+  ``ragbag add NAME … --option KEY=VALUE`` sets (any other key is refused there).
 
 Connectors import the engine's records, never Dagster.
 """

@@ -165,6 +165,12 @@ def _wanted(name: str) -> bool:
     return _is_json(name) or _is_html(name) or name.lower().endswith(".zip")
 
 
+OPTIONS = {  # ragbag add telegram … --option KEY=VALUE
+    "me": "your name or user id (user123) where the export does not say (repeat for several)",
+    "timezone": "the IANA zone of an old export's zoneless dates (default: this machine's)",
+}
+
+
 def _settings(options: dict) -> tuple[Settings, str]:
     """The read's settings from the source's options, and a problem to report (or "")."""
     given = options.get("me") or []

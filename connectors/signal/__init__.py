@@ -94,6 +94,11 @@ from ragbag.text.chunking import TokenCounter
 
 NAME = "signal"
 SCHEDULE = "40 * * * *"  # a live database like chat.db: hourly, off imessage's minute
+OPTIONS = {  # ragbag add signal … --option KEY=VALUE (the key: rather $RAGBAG_SIGNAL_KEY, kept out of sources.yaml)
+    "key": "the database key (64 hex digits) when config.json's is wrapped by a keyring",
+    "safe_storage_password": "the keyring's 'Signal Safe Storage' password that unwraps config.json's key",
+    "disappearing": "true: also index disappearing messages (left out by default)",
+}
 DATABASE = "db.sqlite"
 VERSION = 1  # of the windows' cutting and rendering: another version's cursor reads everything
 APPS = ("Signal", "Signal Beta")

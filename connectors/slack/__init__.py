@@ -104,6 +104,9 @@ class _Unit:
     rel: str = ""
 
 
+OPTIONS = {"me": "your Slack name or user id (U123…): your messages are Me"}  # ragbag add slack … --option
+
+
 def read(
     path: Path, source: str, cursor: dict | None = None, options: dict | None = None
 ) -> Iterator[Document | ReadError | Seen | Cursor]:

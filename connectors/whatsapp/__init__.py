@@ -101,6 +101,10 @@ WINDOW_MESSAGES = 200
 WINDOW_CHARS = 20_000
 _VERSION = "whatsapp-1"
 TIMEZONE, ME_OPTION = "timezone", "me"
+OPTIONS = {  # ragbag add whatsapp … --option KEY=VALUE
+    ME_OPTION: "your name as the export writes it (repeat for several): your messages are Me",
+    TIMEZONE: "the IANA zone the export's times were written in (default: this machine's)",
+}
 
 
 def read(

@@ -445,3 +445,25 @@ def test_long_runs_are_read_in_linear_time():
         found = phrases.classify(body, True)
         assert found.kind == phrases.TEXT and found.text.endswith("y") and "edited" not in found.text
     assert time.perf_counter() - started < 5
+
+
+def test_ragbag_add_sets_the_connectors_own_options(tmp_path):
+    """`ragbag add … --option KEY=VALUE` writes what the connector declares (`OPTIONS`) into the
+    source, typed (a repeated key a list); any other key, or a connector without settings, is a
+    one-line refusal naming what there is."""
+    import yaml
+    from conftest import cli
+
+    env = {"RAGBAG_HOME": str(tmp_path / "home")}
+    chats = write_export(tmp_path / "chats")
+    cli("add", "whatsapp", "chats", str(chats), "--option", "me=Ben", "--option", "me=Benjamin",
+        "--option", "timezone=Europe/Berlin", env=env)  # fmt: skip
+    registered = yaml.safe_load((tmp_path / "home" / "sources.yaml").read_text())["sources"]["chats"]
+    assert registered["options"] == {"me": ["Ben", "Benjamin"], "timezone": "Europe/Berlin"}
+    mine = [d for d in whatsapp.read(chats, "chats", None, options=registered["options"]) if isinstance(d, Document)]
+    assert any(d.metadata["is_from_me"] for d in mine)
+
+    bad = cli("add", "whatsapp", "other", str(chats), "--option", "colour=red", env=env, check=False)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "me, timezone" in bad.stderr
+    bad = cli("add", "files", "notes", str(chats), "--option", "me=Ben", env=env, check=False)
+    assert bad.returncode == 2 and "it has: none" in bad.stderr

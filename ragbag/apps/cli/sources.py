@@ -58,6 +58,12 @@ def add(
         help="Never read what this rule names (repeatable): a path glob, or sender:, domain:, chat:, label: "
         "with a glob ('sender:*@news.example', 'private/**').",
     ),
+    option: list[str] | None = typer.Option(
+        None,
+        "--option",
+        help="KEY=VALUE: a setting of this connector (repeatable), e.g. whatsapp's me=NAME or "
+        "timezone=Europe/Berlin; a wrong key is refused with the connector's list.",
+    ),
 ) -> None:
     """Register a source in $RAGBAG_HOME/sources.yaml."""
     home = Home()
@@ -90,6 +96,8 @@ def add(
         from ragbag.core import exclusions
 
         options[exclusions.OPTION] = list(dict.fromkeys(str(exclusions.parse(r)) for r in exclude))
+    if option:
+        options.update(_connector_options(connector, option))
     found: list[Path] = []
     if path is None:
         found = _discover(connector)
@@ -107,6 +115,26 @@ def add(
             f"[yellow]note: {markup(other.name)} already reads {markup(other.path)} with {markup(other.connector)}: "
             f"its documents will be indexed twice (`ragbag remove {markup(src.name)}` to undo)[/]"
         )
+
+
+def _connector_options(connector: str, given: list[str]) -> dict[str, Any]:
+    """``--option KEY=VALUE`` pairs checked against the options the connector declares
+    (``OPTIONS``); a key given twice is a list, ``true``/``false`` are booleans."""
+    from ragbag import connectors
+
+    known: dict[str, str] = getattr(connectors.get(connector), "OPTIONS", {}) if connector in connectors.NAMES else {}
+    out: dict[str, Any] = {}
+    for pair in given:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise RagbagError(f"--option {pair!r}: write KEY=VALUE")
+        if key not in known:
+            offer = ", ".join(known) if known else "none"
+            raise RagbagError(f"--option {key!r}: the {connector} connector has no such setting (it has: {offer})")
+        typed: Any = {"true": True, "false": False}.get(value.strip().lower(), value.strip())
+        out[key] = [*(out[key] if isinstance(out[key], list) else [out[key]]), typed] if key in out else typed
+    return out
 
 
 def _same_place(home: Home, src: Source) -> list[Source]:
