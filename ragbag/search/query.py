@@ -27,7 +27,7 @@ from ragbag.index.compact.search import search_compact
 from ragbag.index.params import Params
 from ragbag.index.published import home_model
 from ragbag.models import embedding
-from ragbag.search import filters, fusion, snapshot
+from ragbag.search import filters, fusion, people, snapshot
 from ragbag.search.fusion import Candidate
 from ragbag.search.request import SearchRequest
 from ragbag.search.snapshot import Snapshot, load, published_anywhere
@@ -71,6 +71,8 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
 
     masks = [_mask(s, r.where, r.after, r.before, r.as_of) for s in snaps]
     _check_fields(r.where, snaps)
+    if r.person is not None:
+        masks = _of_person(home, r.person, snaps, masks)
     pool = max(100, 10 * r.k)
     vec: list[Candidate] | None = None
     kw: list[Candidate] | None = None
@@ -277,6 +279,20 @@ def _mask(
     if vm is not None:
         mask = vm if mask is None else mask & vm
     return mask
+
+
+def _of_person(
+    home: Home, asked: str, snaps: list[Snapshot], masks: list[np.ndarray | None]
+) -> list[np.ndarray | None]:
+    """The masks narrowed to the records of the person ``asked`` names (``search.people``),
+    resolved through every contacts source of the home, searched or not."""
+    contacts = [rec for s in _select(home, (), (people.CONNECTOR,)) for rec in s.records]
+    person = people.resolve(asked, contacts)
+    out: list[np.ndarray | None] = []
+    for s, m in zip(snaps, masks):
+        theirs = np.fromiter(people.mask(person, s.records), np.bool_, len(s.records))
+        out.append(theirs if m is None else m & theirs)
+    return out
 
 
 def _valid_at(s: Snapshot, j: int, t: np.datetime64) -> bool:

@@ -85,6 +85,15 @@ FILTERS: tuple[FilterOption, ...] = (
         "language sender. A JSON object or its JSON text.",
     ),
     FilterOption(
+        "person",
+        "person",
+        "text",
+        "Only what this person sent, received, attended or chatted in (a name, resolved through contacts).",
+        "Only records of this person: mail from/to/cc them, chats with them, events they attend. A name "
+        "(or part of one), resolved through the home's contacts to their addresses and numbers; a name "
+        "that fits several contacts is an error naming them.",
+    ),
+    FilterOption(
         "after",
         "after",
         "time",
@@ -113,6 +122,7 @@ _SCHEMA = {
     "names": lambda f: {"description": f.description, "anyOf": _ONE_OR_MANY},
     "where": lambda f: {"description": f.description, "anyOf": [{"type": "object"}, {"type": "string"}]},
     "time": lambda f: {"type": "string", "description": f.description},
+    "text": lambda f: {"type": "string", "description": f.description},
 }
 
 
@@ -143,6 +153,7 @@ class SearchRequest:
     sources: tuple[str, ...] = ()
     connectors: tuple[str, ...] = ()
     where: tuple[filters.Condition, ...] = ()
+    person: str | None = None
     after: datetime | None = None
     before: datetime | None = None
     as_of: datetime | None = None
@@ -187,6 +198,7 @@ class SearchRequest:
         set_(self, "connectors", _names(self.connectors))
         _check_connectors(self.connectors)
         set_(self, "where", _conditions(self.where))
+        set_(self, "person", _person(self.person))
         set_(self, "after", filters.parse_time(self.after))
         set_(self, "before", filters.parse_time(self.before))
         set_(self, "as_of", filters.parse_time(self.as_of))
@@ -235,6 +247,17 @@ def _check_connectors(names: Iterable[str]) -> None:
     for name in names:
         if name not in registry.NAMES:
             raise RagbagError(f"unknown connector {name!r}; choose one of: {', '.join(registry.NAMES)}")
+
+
+def _person(value: Any) -> str | None:
+    """A person's name as asked (None: anyone); a bound on its length like a query's."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str):
+        raise RagbagError("--person takes a name")
+    if len(value) > 200:
+        raise RagbagError(f"--person is {len(value):,} characters long: give a name")
+    return " ".join(value.split())
 
 
 def _names(value: str | Iterable[str] | None) -> tuple[str, ...]:

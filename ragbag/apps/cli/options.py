@@ -2,7 +2,7 @@
 declaration (``ragbag.search.request.FILTERS``, which the tools' JSON schema comes from too).
 
 A command declares a ``filters`` parameter and is wrapped in ``with_filters``: typer then sees
-``--source``, ``--connector``, ``--where``, ``--after`` and ``--before`` in its place, and the
+``--source``, ``--connector``, ``--where``, ``--person``, ``--after`` and ``--before`` in its place, and the
 command receives them as one dict keyed by option name, as typed (``fields_of`` maps it onto a
 SearchRequest; the agent takes it as its tools' arguments).
 """
@@ -21,7 +21,7 @@ from ragbag.search.request import FILTERS, FilterOption
 F = TypeVar("F", bound=Callable[..., Any])
 # The default of a command's ``filters`` parameter: ``with_filters`` replaces the parameter.
 FILTER_OPTIONS: Any = None
-_TYPES: dict[str, Any] = {"names": list[str] | None, "where": str | None, "time": str | None}
+_TYPES: dict[str, Any] = {"names": list[str] | None, "where": str | None, "time": str | None, "text": str | None}
 
 
 def with_filters(command: F) -> F:

@@ -28,7 +28,7 @@ PAGE_SIZE = 10
 MAX_PAGE_SIZE = 50
 MAX_HITS = 200  # (page + 1) × size at most: deeper than anyone pages, cheap to rank
 SNIPPET_CHARS = 280
-FILTER_KEYS = ("source", "connector", "where", "after", "before", "as_of")
+FILTER_KEYS = ("source", "connector", "where", "person", "after", "before", "as_of")
 # One retrieval at a time (searches, and the retrieval step of ask): the query encoder and the
 # snapshot loads are shared by every request of the process.
 SEARCH_LOCK = threading.Lock()

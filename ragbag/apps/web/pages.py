@@ -74,6 +74,10 @@ def filters(sources: Iterable[Mapping[str, Any]], params: Mapping[str, Sequence[
         '<fieldset class="facet"><legend>Sources</legend>'
         f"{source_boxes or '<p class=note>No sources registered: <code>ragbag add</code>.</p>'}</fieldset>"
         f'<fieldset class="facet"><legend>Connectors</legend>{connector_boxes}</fieldset>'
+        '<fieldset class="facet"><legend>Person</legend>'
+        '<label for="person" class="hint">What they sent, received, attended (by contact)</label>'
+        f'<input id="person" name="person" type="text" spellcheck="false" value="{esc(first("person"))}" '
+        'placeholder="Anna Weber"></fieldset>'
         '<fieldset class="facet"><legend>Date</legend>'
         f'<label for="after">From</label><input id="after" name="after" type="date" value="{esc(first("after"))}">'
         f'<label for="before">Before</label><input id="before" name="before" type="date" '

@@ -1,0 +1,114 @@
+"""``--person NAME``: what one person sent, received, attended or was in a chat of, across sources.
+
+A person is resolved through the home's contacts (the ``contacts`` connector's documents): the
+contacts whose name or nickname holds every word of NAME give the person's names (whole: "Anna"
+resolved to Anna Weber is not every Anna), e-mail addresses, phone numbers and chat handles.
+Two or more such contacts of different names are shown, not guessed (a one-line error naming
+them); with no contact, NAME alone is matched against the people fields of records.
+
+A record is the person's when one of its people fields — mail ``from``/``to``/``cc`` (and
+``from_name``), chat ``sender``/``participants``/``chat``, calendar ``organizer``/``attendees`` —
+holds one of the person's addresses, one of their numbers (compared by their last nine digits,
+so ``+49 170 1234567`` is ``01701234567``), a handle, or every word of one of their names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragbag.core.errors import RagbagError
+
+CONNECTOR = "contacts"
+FIELDS = ("from", "from_name", "to", "cc", "sender", "participants", "chat", "display_name", "organizer", "attendees")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_WORD = re.compile(r"\w+")
+_PHONE_DIGITS = 9  # the digits two writings of one number share (country code and trunk zero differ)
+_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class Person:
+    asked: str
+    names: tuple[frozenset[str], ...]  # each name as its words, casefolded
+    emails: frozenset[str]
+    phones: frozenset[str]  # last digits
+    handles: frozenset[str]
+
+
+def resolve(asked: str, contacts: Iterable[dict[str, Any]]) -> Person:
+    """The person NAME means, from contact records (a search's records of the contacts
+    connector); a one-line error when several contacts of different names fit it."""
+    words = _words(asked)
+    if not words:
+        raise RagbagError("--person needs a name (a word of it at least)")
+    fitting: dict[str, dict[str, Any]] = {}
+    for rec in contacts:
+        called = [str(rec.get("name") or rec.get("title") or ""), *_strings(rec.get("nicknames"))]
+        if any(words <= _words(n) for n in called if n):
+            fitting.setdefault(" ".join(called[0].split()), rec)
+    exact = [n for n in fitting if _words(n) == words]
+    chosen = [fitting[exact[0]]] if len(exact) == 1 else list(fitting.values())
+    if len({" ".join(str(r.get("name") or r.get("title")).split()) for r in chosen}) > 1:
+        shown = ", ".join(sorted(fitting)[:_SHOWN]) + (", …" if len(fitting) > _SHOWN else "")
+        raise RagbagError(f"--person {asked!r} fits {len(fitting)} contacts: {shown}; give more of the name")
+    names: list[frozenset[str]] = [] if chosen else [words]  # a contact's names, else NAME itself
+    emails: set[str] = set()
+    phones: set[str] = set()
+    handles: set[str] = set()
+    for rec in chosen:
+        names += [_words(n) for n in (rec.get("name"), *_strings(rec.get("nicknames"))) if n and _words(str(n))]
+        emails |= {e.lower() for e in _strings(rec.get("emails"))}
+        phones |= {p for p in (_phone(x) for x in _strings(rec.get("phones"))) if p}
+        handles |= {h.casefold() for h in _strings(rec.get("handles"))}
+    return Person(asked, tuple(dict.fromkeys(names)), frozenset(emails), frozenset(phones), frozenset(handles))
+
+
+def is_theirs(person: Person, record: dict[str, Any]) -> bool:
+    """Whether one of the record's people fields names the person (see the module doc)."""
+    for key in FIELDS:
+        for value in _strings(record.get(key)):
+            folded = value.casefold()
+            if any(e in person.emails for e in (m.lower() for m in _EMAIL.findall(value))):
+                return True
+            if person.phones and (p := _phone(value)) and p in person.phones:
+                return True
+            if folded.strip() in person.handles:
+                return True
+            have = _words(value)
+            if any(name <= have for name in person.names):
+                return True
+    return False
+
+
+def mask(person: Person, records: Sequence[dict[str, Any]]) -> list[bool]:
+    return [is_theirs(person, r) for r in records]
+
+
+def _words(text: Any) -> frozenset[str]:
+    return frozenset(w.casefold() for w in _WORD.findall(str(text or "")))
+
+
+def _phone(value: str) -> str | None:
+    digits = re.sub(r"\D", "", value)
+    if len(digits) < 7 or _EMAIL.search(value):
+        return None
+    return digits[-_PHONE_DIGITS:]
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list | tuple):
+        out: list[str] = []
+        for v in value:
+            if isinstance(v, str):
+                out.append(v)
+            elif isinstance(v, list | tuple) and v and isinstance(v[-1], str):  # (label, value) pairs
+                out.append(v[-1])
+            elif isinstance(v, dict):
+                out += [str(x) for x in v.values() if isinstance(x, str)]
+        return out
+    return []

@@ -1,0 +1,45 @@
+"""``--person``: a name resolved through contacts, and the records that are that person's
+(``ragbag.search.people``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragbag.core.errors import RagbagError
+from ragbag.search import people
+from ragbag.search.request import SearchRequest
+
+ANNA = {"name": "Anna Weber", "nicknames": ["Annie"], "emails": ["Anna.Weber@Example.org"], "phones": ["+49 170 1234567"], "handles": ["@annaw"]}  # fmt: skip
+OTHER_ANNA = {"name": "Anna Schmidt", "emails": ["schmidt@example.com"]}
+BEN = {"name": "Ben Okafor", "emails": ["ben@example.org"]}
+
+
+def test_a_name_resolves_to_the_contacts_addresses_numbers_and_handles():
+    p = people.resolve("anna weber", [ANNA, OTHER_ANNA, BEN])
+    assert p.emails == {"anna.weber@example.org"} and p.phones == {"701234567"} and p.handles == {"@annaw"}
+    assert people.is_theirs(p, {"from": "anna.weber@example.org"})  # mail from her
+    assert people.is_theirs(p, {"cc": ["x@y.z", "ANNA.WEBER@example.org"]})  # copied
+    assert people.is_theirs(p, {"participants": ["01701234567"]})  # an iMessage handle, written nationally
+    assert people.is_theirs(p, {"attendees": ["Anna Weber <anna.weber@example.org>"]})  # an invitation
+    assert people.is_theirs(p, {"sender": ["Annie"]})  # a chat that knows her by her nickname
+    assert not people.is_theirs(p, {"sender": ["Anna Schmidt"], "from": "schmidt@example.com"})
+    assert not people.is_theirs(p, {"sender": ["Anna"]})  # another Anna: her name whole, not a part
+    assert not people.is_theirs(p, {"title": "Anna Weber's birthday"})  # a mention is not a record of hers
+
+
+def test_a_name_that_fits_several_contacts_is_shown_not_guessed():
+    with pytest.raises(RagbagError, match=r"fits 2 contacts: Anna Schmidt, Anna Weber"):
+        people.resolve("Anna", [ANNA, OTHER_ANNA])
+    assert people.resolve("Annie", [ANNA, OTHER_ANNA]).emails == {"anna.weber@example.org"}
+
+
+def test_without_a_contact_the_name_itself_is_matched():
+    p = people.resolve("Carol", [ANNA])
+    assert people.is_theirs(p, {"from_name": "Carol Diaz"}) and not people.is_theirs(p, {"from_name": "Caroline"})
+
+
+def test_the_request_takes_a_person_and_bounds_it():
+    assert SearchRequest("trip", person="  Anna   Weber ").person == "Anna Weber"
+    assert SearchRequest("trip", person="").person is None
+    with pytest.raises(RagbagError, match="give a name"):
+        SearchRequest("trip", person="x" * 300)
