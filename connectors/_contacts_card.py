@@ -84,7 +84,7 @@ def render(c: Contact, phones: list[str]) -> str:
         lines.append("Organisation: " + " — ".join(x for x in (c.org, c.title) if x))
     lines += [f"{_label('Email', t)}: {v}" for t, v in c.emails]
     for (t, v), norm in zip(c.phones, phones, strict=True):
-        shown = v if norm == v or _digits(v) == _digits(norm) and v.startswith("+") else f"{v} ({norm})"
+        shown = v if norm == v.strip() else f"{v} ({norm})"  # the E.164 form too, so either is found
         lines.append(f"{_label('Phone', t)}: {shown}")
     lines += [f"{_label('Address', t)}: {v}" for t, v in c.addresses]
     if c.birthday:
@@ -105,6 +105,7 @@ def document(c: Contact, source: str, connector: str, uri: str, key: str, region
     native_id = c.uid.strip() or "h:" + stable_hash(key, name, first)
     metadata = {
         "name": name,
+        "nicknames": list(c.nicknames),
         "emails": emails,
         "phones": phones,
         "phones_raw": [v.strip() for _, v in c.phones],

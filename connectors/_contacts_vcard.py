@@ -20,10 +20,11 @@ of real address books:
 
 from __future__ import annotations
 
+import codecs
 import quopri
 import re
 from collections.abc import Iterator
-from datetime import UTC
+from datetime import UTC, datetime
 
 from dateutil import parser as dateparser
 
@@ -48,6 +49,14 @@ _IM = {
     "X-WECHAT": "wechat",
 }
 _NOT_TYPES = {"pref", "internet", "voice", "x400", "encoding", "charset", "value", "language"}
+# vCard 2.1's type names: a parameter without a name is one of these, or an encoding, charset,
+# language or value type written bare (``TEL;WORK;utf-8;QUOTED-PRINTABLE;de-DE;INLINE``).
+_BARE_TYPES = {
+    *("home", "work", "cell", "mobile", "fax", "pager", "msg", "bbs", "modem", "car", "isdn", "video"),
+    *("pcs", "text", "textphone", "main", "iphone", "other", "dom", "intl", "postal", "parcel"),
+    *("pref", "voice", "internet", "aol", "applelink", "attmail", "cis", "eworld", "ibmmail"),
+    *("mcimail", "powershare", "prodigy", "tlx", "x400", "gif", "jpeg", "png", "wav"),
+}
 _APPLE_LABEL = re.compile(r"^_\$!<(.*)>!\$_$")
 
 
@@ -61,7 +70,9 @@ Prop = tuple[str, str, dict[str, list[str]], str]  # group, NAME, params, raw va
 def cards(data: bytes) -> Iterator[tuple[int, list[Prop] | Malformed]]:
     """(1-based index, properties or why the card is malformed) for each top-level card. Raises
     :class:`Unreadable` when the data holds no ``BEGIN:VCARD`` at all."""
-    text = decode(data)[0]
+    # A CHARSET named on any line (Outlook writes it on some) is the likeliest code page of the rest.
+    hints = dict.fromkeys(m.decode("ascii").lower() for m in re.findall(rb"CHARSET=([A-Za-z0-9_-]+)", data, re.I))
+    text = decode(data, list(hints))[0]
     lines = _logical_lines(text)
     if not any(line.strip().upper() == "BEGIN:VCARD" for line in lines):
         raise Unreadable("not a vCard file (no BEGIN:VCARD line)")
@@ -98,17 +109,21 @@ def cards(data: bytes) -> Iterator[tuple[int, list[Prop] | Malformed]]:
 
 def _logical_lines(text: str) -> list[str]:
     out: list[str] = []
-    qp_open = False
-    for raw in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+    qp_open = b64_open = False
+    # "\r\r\n" (iPhone exports) is one line end, not a blank line that would end a folded value.
+    for raw in re.split(r"\r*\n|\r", text):
         if out and qp_open:
             out[-1] += "\n" + raw.lstrip(" \t")  # quopri removes the soft break "=\n"
         elif out and raw[:1] in (" ", "\t"):
             out[-1] += raw[1:]
+        elif out and b64_open and raw.strip() and ":" not in raw:
+            out[-1] += raw.strip()  # 2.1 base64 runs on unindented until a blank line
         else:
             out.append(raw)
         last = out[-1]
         head = last.split(":", 1)[0].upper()
         qp_open = "QUOTED-PRINTABLE" in head and ":" in last and last.endswith("=")
+        b64_open = bool(re.search(r";(ENCODING=)?(BASE64|B)\b", head)) and bool(raw.strip())
     return out
 
 
@@ -121,14 +136,25 @@ def _property(line: str) -> Prop:
     group = ""
     if "." in name:
         group, name = name.rsplit(".", 1)
-    if not re.fullmatch(r"[A-Za-z0-9-]+", name):
+    if not re.fullmatch(r"[\w-]+", name):  # vendors' X- names carry underscores (X-WAB-…_ANNIVERSARY)
         raise Malformed(f"not a property name: {name[:40]!r}")
     params: dict[str, list[str]] = {}
     for p in parts[1:]:
         key, eq, val = p.partition("=")
         if not eq:
-            key, val = "TYPE", key
-        values = [v.strip().strip('"') for v in _split_unquoted_all(val, ",")]
+            bare = key.strip().upper()
+            if bare in ("QUOTED-PRINTABLE", "BASE64", "8BIT", "7BIT", "B"):
+                key, val = "ENCODING", bare
+            elif bare.lower() in _BARE_TYPES:
+                key, val = "TYPE", bare
+            elif _is_charset(bare):
+                key, val = "CHARSET", bare
+            else:
+                continue  # a bare charset, language or value type: nothing to show
+        val = val.strip()
+        if len(val) >= 2 and val[0] == val[-1] == '"':
+            val = val[1:-1]  # TYPE="work,voice" (RFC 6350) is a list too
+        values = [v.strip().strip('"') for v in val.split(",")]
         params.setdefault(key.strip().upper(), []).extend(v for v in values if v)
     return group.upper(), name.upper(), params, value
 
@@ -141,6 +167,14 @@ def _split_unquoted(text: str, sep: str) -> tuple[str, str, str]:
         elif ch == sep and not quoted:
             return text[:i], sep, text[i + 1 :]
     return text, "", ""
+
+
+def _is_charset(name: str) -> bool:
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        return False
+    return True
 
 
 def _split_unquoted_all(text: str, sep: str) -> list[str]:
@@ -158,8 +192,7 @@ def _split_params(head: str) -> list[str]:
 
 def _raw_text(params: dict[str, list[str]], value: str) -> str:
     """The value as text: QUOTED-PRINTABLE decoded in its CHARSET."""
-    encoding = {e.upper() for e in params.get("ENCODING", [])} | {t.upper() for t in params.get("TYPE", [])}
-    if "QUOTED-PRINTABLE" in encoding:
+    if "QUOTED-PRINTABLE" in {e.upper() for e in params.get("ENCODING", [])}:
         data = quopri.decodestring(value.encode("latin-1", "replace"))
         charset = (params.get("CHARSET") or ["utf-8"])[0]
         try:
@@ -217,7 +250,7 @@ def contact(props: list[Prop]) -> Contact:
             continue
         text = _raw_text(params, raw)
         label = _label(_types(params), apple.get(group) if group else None)
-        value = _unescape(text).strip()
+        value = _unescape(text).replace("\r\n", "\n").strip()
         if name == "FN":
             c.name = c.name or value
         elif name == "N":
@@ -259,7 +292,7 @@ def contact(props: list[Prop]) -> Contact:
     return c
 
 
-def _time(value: str):  # type: ignore[no-untyped-def]
+def _time(value: str) -> datetime | None:
     """REV as an aware UTC datetime (a floating one is taken as UTC); None when unreadable.
     dateutil because REV comes basic, extended, with and without zone."""
     try:

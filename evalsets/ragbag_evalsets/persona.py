@@ -43,6 +43,7 @@ SOURCES = [
     ("obsidian", "obsidian"),
     ("slack", "slack"),
     ("takeout", "takeout"),
+    ("contacts", "contacts"),
 ]
 KINDS = (
     *("identifier", "paraphrase", "crosslingual", "cjk", "person", "filtered", "negative"),

@@ -4,9 +4,8 @@ WeChat, the ChatGPT and Claude exports, a code repository, a notes folder, Whats
 exports, a Signal Desktop folder, an Obsidian vault, a Slack export and a Google Takeout (Chrome,
 Keep); then the judged queries.
 
-The chat sources (WhatsApp, Telegram, Signal, Slack) share one shape of data: chats of talks,
-a talk a ``start`` on the persona's clock and ``lines`` ``[minutes since the last line, who,
-text]``, ``who`` null for the persona.
+The chat apps' sources (WhatsApp, Telegram, Signal, Slack) are laid down by
+:mod:`ragbag_evalsets.chats`.
 
 The order matters where a random stream is shared. The pictures (scans, photos) are drawn from
 the persona's one stream: ``documents.json``'s first, in its order (:class:`Persona`), then mail's
@@ -18,23 +17,21 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote_plus
 
+from ragbag_evalsets.chats import signal, slack, telegram, whatsapp
 from ragbag_evalsets.formats.assistants import chatgpt_conv, claude_conv
 from ragbag_evalsets.formats.browser import chrome_db, draw_visits, firefox_db
 from ragbag_evalsets.formats.calendar import Event, calendar
+from ragbag_evalsets.formats.contacts import Person, google_csv, vcard
 from ragbag_evalsets.formats.imessage import ChatDB
 from ragbag_evalsets.formats.mail import Mail, maildir, mbox
 from ragbag_evalsets.formats.obsidian import Vault
-from ragbag_evalsets.formats.signal import SignalDesktop
-from ragbag_evalsets.formats.slack import SlackExport
 from ragbag_evalsets.formats.takeout import Note, Takeout
-from ragbag_evalsets.formats.telegram import TelegramAccount
 from ragbag_evalsets.formats.wechat import WeChat
-from ragbag_evalsets.formats.whatsapp import WhatsApp
 from ragbag_evalsets.persona import HomeSet, Persona, text
 
 
@@ -229,71 +226,6 @@ def notes(p: Persona) -> None:
         p.s.file(f"notes/{rel}", data, mtime)
 
 
-def _talks(p: Persona, chat: dict) -> Iterator[tuple[datetime, Any, Any]]:
-    """A chat's lines with their times: (when, who, what)."""
-    for talk in chat["talks"]:
-        t = p.time(talk["start"])
-        for gap, who, what in talk["lines"]:
-            t += timedelta(minutes=gap)
-            yield t, who, what
-
-
-def whatsapp(p: Persona) -> None:
-    """Chats as the phone exported them: an iOS ``_chat.txt`` in its unzipped folder, or an
-    Android text file; the source says who the persona is and the phone's zone (its options)."""
-    d = p.load("whatsapp")
-    me = d["me"]
-    for chat in d["chats"]:
-        wa = WhatsApp(chat["name"], me, style=chat.get("style", "ios"), zone=p.meta["timezone"], group="group" in chat)
-        if "group" in chat:
-            wa.created(p.time(chat["group"]["created"]), chat["group"]["members"])
-        for t, who, what in _talks(p, chat):
-            if isinstance(what, dict):  # {"media": kind, "file": name} or {"deleted": true}
-                if what.get("deleted"):
-                    wa.deleted(t, who)
-                else:
-                    wa.media(t, who, what["media"], what.get("file", ""))
-            else:
-                wa.say(t, who, text(what))
-        if wa.style == "ios":
-            p.s.file(f"whatsapp/WhatsApp Chat - {wa.name}/{wa.file_name()}", wa.bytes())
-        else:
-            p.s.file(f"whatsapp/{wa.file_name()}", wa.bytes())
-    p.s.options["whatsapp"] = {"me": me, "timezone": p.meta["timezone"]}
-
-
-def telegram(p: Persona) -> None:
-    """Telegram Desktop's account export (``result.json``); users are named with their ids."""
-    d = p.load("telegram")
-    first, last, uid = d["owner"]
-    account = TelegramAccount(first, last, uid, p.tz)
-    for chat in d["chats"]:
-        tg = account.chat(chat.get("name"), chat["type"], chat["id"])
-        for t, who, what in _talks(p, chat):
-            sender = None if who is None else (who, d["users"][who])
-            if isinstance(what, dict):  # {"document": file name, "caption": …} or {"link": [before, words, url]}
-                if "link" in what:
-                    tg.link(t, sender, *what["link"])
-                else:
-                    tg.document(t, sender, what["document"], what.get("caption", ""))
-            else:
-                tg.say(t, sender, text(what))
-    p.s.file("telegram/result.json", account.bytes())
-
-
-def signal(p: Persona) -> None:
-    """Signal Desktop's folder: ``config.json`` with the key, ``sql/db.sqlite`` keyed with it."""
-    d = p.load("signal")
-    desk = SignalDesktop(account=d["account"])
-    contacts = {k: desk.contact(c["name"], e164=p.phones.get(k, c.get("e164", ""))) for k, c in d["contacts"].items()}
-    for chat in d["chats"]:
-        cid = contacts[chat["with"]] if "with" in chat else desk.group(chat["group"])
-        for t, who, what in _talks(p, chat):
-            desk.say(cid, t, None if who is None else contacts[who], text(what))
-    for rel, data in desk.files().items():
-        p.s.file(f"signal/{rel}", data)
-
-
 def obsidian(p: Persona) -> None:
     """A vault: notes with their properties, daily notes, written at their ``mtime``."""
     vault = Vault()
@@ -306,30 +238,6 @@ def obsidian(p: Persona) -> None:
         times[path] = p.time(n["mtime"])
     for rel, data in sorted(vault.files.items()):
         p.s.file(f"obsidian/{rel}", data, times.get(rel))
-
-
-def slack(p: Persona) -> None:
-    """A workspace export, unzipped; a line's fourth element ``{"thread": true}`` replies to the
-    talk's first message."""
-    d = p.load("slack")
-    export = SlackExport(d["team"])
-    users = {k: export.user(name, handle) for k, (name, handle) in d["users"].items()}
-    for chat in d["channels"]:
-        if "dm" in chat:
-            folder = export.dm(*(users[u] for u in chat["dm"]))
-        else:
-            folder = export.channel(chat["name"], [users[u] for u in chat["members"]], chat.get("private", False))
-        for talk in chat["talks"]:
-            t = p.time(talk["start"])
-            first: str | None = None  # the thread's first message, which later lines may answer
-            for line in talk["lines"]:
-                gap, who, said = line[:3]
-                t += timedelta(minutes=gap)
-                thread = first if len(line) > 3 and line[3].get("thread") else None
-                ts = export.say(folder, t, users[who], text(said), thread=thread)
-                first = first or ts
-    for rel, data in export.files().items():
-        p.s.file(f"slack/{rel}", data)
 
 
 def takeout(p: Persona) -> None:
@@ -356,6 +264,36 @@ def takeout(p: Persona) -> None:
         p.s.file(f"takeout/{rel}", data)
 
 
+def contacts(p: Persona) -> None:
+    """The persona's address book: vCard files and a Google Contacts CSV, its people from
+    persona.json with the numbers and addresses contacts.json gives them."""
+    d = p.load("contacts")
+    p.s.options["contacts"] = {"region": d["region"]}
+    for f in d["files"]:
+        people = []
+        for card in f["cards"]:
+            name, address = p.who(card["person"])
+            given, _, family = name.partition(" ")
+            people.append(
+                Person(
+                    given,
+                    family,
+                    emails=[("home", address)],
+                    phones=[(label, number) for label, number in card.get("phones", [])],
+                    org=card.get("org", ""),
+                    title=card.get("title", ""),
+                    address=tuple(card["address"]) if "address" in card else None,
+                    birthday=card.get("birthday", ""),
+                    nickname=card.get("nickname", ""),
+                    note=card.get("note", ""),
+                    uid=card.get("uid", ""),
+                    handles=[(service, handle) for service, handle in card.get("handles", [])],
+                )
+            )
+        data = vcard(people, f["version"]) if f["format"] == "vcard" else google_csv(people)
+        p.s.file(f"contacts/{f['path']}", data)
+
+
 def queries(p: Persona) -> None:
     for q in p.load("queries")["queries"]:
         extra = {k: q[k] for k in ("lang", "where", "after", "before", "connectors", "absent") if k in q}
@@ -367,6 +305,6 @@ def queries(p: Persona) -> None:
 def lay(p: Persona) -> HomeSet:
     """The persona's whole set: its sources, then its queries."""
     parts = (mail, browser, calendars, imessage, wechat, assistants, code, notes)
-    for part in (*parts, whatsapp, telegram, signal, obsidian, slack, takeout, queries):
+    for part in (*parts, whatsapp, telegram, signal, obsidian, slack, takeout, contacts, queries):
         part(p)
     return p.s

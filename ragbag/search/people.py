@@ -62,7 +62,8 @@ def resolve(asked: str, contacts: Iterable[dict[str, Any]]) -> Person:
         names += [_words(n) for n in (rec.get("name"), *_strings(rec.get("nicknames"))) if n and _words(str(n))]
         emails |= {e.lower() for e in _strings(rec.get("emails"))}
         phones |= {p for p in (_phone(x) for x in _strings(rec.get("phones"))) if p}
-        handles |= {h.casefold() for h in _strings(rec.get("handles"))}
+        for handle in _strings(rec.get("handles")):  # "service:handle": a chat writes the handle alone
+            handles |= {handle.casefold(), handle.split(":", 1)[-1].casefold()}
     return Person(asked, tuple(dict.fromkeys(names)), frozenset(emails), frozenset(phones), frozenset(handles))
 
 

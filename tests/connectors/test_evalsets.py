@@ -31,7 +31,7 @@ MANIFEST = Path(__file__).resolve().parents[2] / "evalsets" / "manifest.json"
 # Sources whose files no library but Python's own writes.
 PORTABLE_SOURCES = (
     *("calendar", "chatgpt", "claude", "code", "wechat"),
-    *("whatsapp", "telegram", "obsidian", "slack", "takeout"),
+    *("whatsapp", "telegram", "obsidian", "slack", "takeout", "contacts"),
 )
 
 

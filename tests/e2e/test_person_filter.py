@@ -1,0 +1,73 @@
+"""``--person`` over mail, iMessage and calendar (issue 33): a contact's name finds what they sent,
+received and attended across the three, by address and by a number written otherwise in each;
+another Anna's records stay out, and a name two contacts share is answered with both names."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from conftest import cli, materialize_source, write
+
+from ragbag.search import query
+from ragbag_evalsets.formats.calendar import Event, calendar
+from ragbag_evalsets.formats.imessage import ChatDB
+from ragbag_evalsets.formats.mail import Mail, mbox
+
+ME = ("Jan Hoffmann", "jan@example.org")
+ANNA = ("Anna Weber", "anna.weber@example.org")
+OTHER = ("Anna Schmidt", "a.schmidt@example.com")
+VCARDS = (
+    "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:anna-1\r\nFN:Anna Weber\r\nN:Weber;Anna;;;\r\n"
+    "EMAIL;TYPE=HOME:anna.weber@example.org\r\nTEL;TYPE=CELL:+49 170 1234567\r\nEND:VCARD\r\n"
+    "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:anna-2\r\nFN:Anna Schmidt\r\nN:Schmidt;Anna;;;\r\n"
+    "EMAIL:a.schmidt@example.com\r\nEND:VCARD\r\n"
+)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory, instance):
+    from ragbag.core.home import Home
+
+    root = tmp_path_factory.mktemp("person")
+    t = datetime(2025, 5, 2, 9, 0, tzinfo=UTC)
+    mails = [
+        Mail(t, ANNA, [ME], "Ferry tickets", "I booked the ferry to Hiddensee for Saturday."),
+        Mail(t + timedelta(hours=1), ME, [ANNA], "Re: Ferry tickets", "Great, I bring the bikes to the ferry."),
+        Mail(t + timedelta(hours=2), OTHER, [ME], "Ferry timetable", "The ferry timetable for the club trip."),
+    ]
+    write(root / "mail", {"inbox.mbox": mbox(mails)})
+    db = ChatDB()
+    chat = db.chat("+491701234567", ["+491701234567"])
+    db.say(chat, t + timedelta(days=1), "+491701234567", "Ferry leaves at 10:15, see you at the pier")
+    db.say(chat, t + timedelta(days=1, minutes=3), None, "On my way to the ferry")
+    write(root / "messages", {"chat.db": db.bytes()})
+    events = [
+        Event("Ferry to Hiddensee", t + timedelta(days=1, hours=1), organizer=ME, attendees=[ANNA], uid="ev-1"),
+        Event("Ferry club meeting", t + timedelta(days=3), organizer=OTHER, attendees=[ME], uid="ev-2"),
+    ]
+    write(root / "calendar", {"trips.ics": calendar("Trips", events, "-//test//EN")})
+    write(root / "contacts", {"people.vcf": VCARDS})
+    home = Home(root / "home").ensure()
+    folders = {"mail": "mail", "messages": "messages", "cal": "calendar", "people": "contacts"}
+    for name, connector in (("mail", "mail"), ("messages", "imessage"), ("cal", "calendar"), ("people", "contacts")):
+        home.add_source(name, connector, str(root / folders[name]), known=(connector,))
+        materialize_source(home, instance, name)
+    return home
+
+
+@pytest.mark.slow(seconds=30)
+def test_a_person_is_found_across_mail_imessage_and_calendar(home):
+    hits = query.search("ferry", home=home, k=20, person="Anna Weber")
+    assert {s for s in hits["source"]} == {"mail", "messages", "cal"}
+    titles = set(hits["title"])
+    assert {"Ferry tickets", "Re: Ferry tickets", "Ferry to Hiddensee"} <= titles
+    assert not titles & {"Ferry timetable", "Ferry club meeting"}  # the other Anna's
+    everyone = query.search("ferry", home=home, k=20)
+    assert {"Ferry timetable", "Ferry club meeting"} <= set(everyone["title"])
+
+
+@pytest.mark.slow(seconds=10)
+def test_a_name_two_contacts_share_is_answered_with_both(home):
+    done = cli("search", "ferry", "--person", "Anna", env={"RAGBAG_HOME": str(home.root)}, check=False)
+    assert done.returncode == 2 and "Anna Schmidt, Anna Weber" in done.stderr and done.stderr.count("\n") == 1
