@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pytest
 import sqlcipher3
+from chat_reads import by_chat as grouped
+from chat_reads import read_chats
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from ragbag.connectors import signal
 from ragbag.connectors.signal import keys
 from ragbag.core.errors import RagbagError
-from ragbag.core.records import Cursor, Document, ReadError, Seen
+from ragbag.core.records import Document
 from ragbag.models.embedding import token_counter
 from ragbag_evalsets.formats.signal import SignalDesktop, oscrypt_wrap
 from tests.differential import signal as differential
@@ -62,19 +64,11 @@ def sample(version: int = 1360) -> tuple[SignalDesktop, dict[str, str]]:
 
 
 def read_all(path: Path, cursor=None, options=None):
-    items = list(signal.read(path, "chats", cursor, options=options))
-    docs = [i for i in items if isinstance(i, Document)]
-    errors = [i for i in items if isinstance(i, ReadError)]
-    seen = [i.native_id for i in items if isinstance(i, Seen)]
-    assert isinstance(items[-1], Cursor)
-    return docs, errors, seen, items[-1].state
+    return read_chats(signal, path, cursor, options)
 
 
 def by_chat(docs: list[Document]) -> dict[str, list[Document]]:
-    out: dict[str, list[Document]] = {}
-    for d in sorted(docs, key=lambda d: d.created_at):
-        out.setdefault(d.metadata["chat"], []).append(d)
-    return out
+    return grouped(sorted(docs, key=lambda d: d.created_at))
 
 
 @pytest.fixture(autouse=True)

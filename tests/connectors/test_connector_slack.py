@@ -10,9 +10,10 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from chat_reads import read_chats
 
 from ragbag.connectors import slack
-from ragbag.core.records import Cursor, Document, ReadError, Seen
+from ragbag.core.records import Document
 from ragbag.models.embedding import token_counter
 from ragbag_evalsets.formats.slack import SlackExport, escape, link, mention
 
@@ -71,12 +72,7 @@ class Team:
 
 
 def read_all(path: Path, cursor=None, options=None):
-    items = list(slack.read(path, "work", cursor, options))
-    docs = [i for i in items if isinstance(i, Document)]
-    errors = [i for i in items if isinstance(i, ReadError)]
-    seen = [i.native_id for i in items if isinstance(i, Seen)]
-    assert isinstance(items[-1], Cursor) and not any(isinstance(i, Cursor) for i in items[:-1])
-    return docs, errors, seen, items[-1].state
+    return read_chats(slack, path, cursor, options, source="work")
 
 
 def by_title(docs: list[Document]) -> dict[str, Document]:

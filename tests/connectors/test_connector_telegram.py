@@ -12,10 +12,11 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from chat_reads import by_chat, read_chats
 from conftest import FIXTURES
 
 from ragbag.connectors import telegram
-from ragbag.core.records import Cursor, Document, ReadError, Seen
+from ragbag.core.records import Document, ReadError
 from ragbag.models.embedding import token_counter
 from ragbag_evalsets.formats.telegram import TelegramAccount, TelegramChat
 
@@ -82,19 +83,7 @@ def write_export(folder: Path) -> Path:
 
 
 def read_all(path: Path, cursor=None, options=None):
-    items = list(telegram.read(path, "chats", cursor, options=options))
-    docs = [i for i in items if isinstance(i, Document)]
-    errors = [i for i in items if isinstance(i, ReadError)]
-    seen = [i.native_id for i in items if isinstance(i, Seen)]
-    assert isinstance(items[-1], Cursor)
-    return docs, errors, seen, items[-1].state
-
-
-def by_chat(docs: list[Document]) -> dict[str, list[Document]]:
-    out: dict[str, list[Document]] = {}
-    for d in docs:
-        out.setdefault(d.metadata["chat"], []).append(d)
-    return out
+    return read_chats(telegram, path, cursor, options)
 
 
 def test_personal_chat_windows_field_by_field(tmp_path):

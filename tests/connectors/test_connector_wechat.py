@@ -8,9 +8,10 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from chat_reads import by_chat, read_chats
 
 from ragbag.connectors import wechat
-from ragbag.core.records import Cursor, Document, ReadError, Seen
+from ragbag.core.records import ReadError
 from ragbag.models.embedding import token_counter
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -166,19 +167,7 @@ def write_export(folder: Path) -> Path:
 
 
 def read_all(path: Path, cursor=None):
-    items = list(wechat.read(path, "chats", cursor))
-    docs = [i for i in items if isinstance(i, Document)]
-    errors = [i for i in items if isinstance(i, ReadError)]
-    seen = [i.native_id for i in items if isinstance(i, Seen)]
-    assert isinstance(items[-1], Cursor)
-    return docs, errors, seen, items[-1].state
-
-
-def by_chat(docs: list[Document]) -> dict[str, list[Document]]:
-    out: dict[str, list[Document]] = {}
-    for d in docs:
-        out.setdefault(d.metadata["chat"], []).append(d)
-    return out
+    return read_chats(wechat, path, cursor)
 
 
 def test_direct_chat_windows_field_by_field(tmp_path):

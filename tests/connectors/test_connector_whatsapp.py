@@ -10,11 +10,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from chat_reads import by_chat, read_chats
 
 from ragbag import connectors
 from ragbag.connectors import whatsapp
 from ragbag.connectors.whatsapp import lines, phrases
-from ragbag.core.records import Cursor, Document, ReadError, Seen, stable_hash
+from ragbag.core.records import Document, stable_hash
 from ragbag.models.embedding import token_counter
 from ragbag_evalsets.formats.whatsapp import WhatsApp
 
@@ -103,19 +104,7 @@ OPTIONS = {"timezone": "Europe/Berlin", "me": "Ben"}
 
 
 def read_all(path: Path, cursor=None, options=None):
-    items = list(whatsapp.read(path, "chats", cursor, options))
-    docs = [i for i in items if isinstance(i, Document)]
-    errors = [i for i in items if isinstance(i, ReadError)]
-    seen = [i.native_id for i in items if isinstance(i, Seen)]
-    assert isinstance(items[-1], Cursor)
-    return docs, errors, seen, items[-1].state
-
-
-def by_chat(docs: list[Document]) -> dict[str, list[Document]]:
-    out: dict[str, list[Document]] = {}
-    for d in docs:
-        out.setdefault(d.metadata["chat"], []).append(d)
-    return out
+    return read_chats(whatsapp, path, cursor, options)
 
 
 def test_the_connector_is_registered():
