@@ -8,6 +8,7 @@ once, from the home's registry and the published manifest (read through
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,16 @@ FIELDS = (
 )
 
 
+# A setting whose name says it holds a credential (signal's ``key``, ``safe_storage_password``):
+# its value never leaves sources.yaml, not to an agent through ``source_status`` either.
+_CREDENTIAL = re.compile(r"(?i)(?:^|_)(?:key|password|passphrase|secret|token)(?:$|_)")
+
+
+def shown_options(options: dict[str, Any]) -> dict[str, Any]:
+    """A source's options as status rows show them: credentials as ``"[hidden]"``."""
+    return {k: "[hidden]" if _CREDENTIAL.search(str(k)) else v for k, v in options.items()}
+
+
 def status(home: Home, source: Source, fields: Iterable[str] = FIELDS) -> dict[str, Any]:
     """The status row of ``source`` with ``fields`` in that order. ``bytes`` (the index files on
     disk plus the source's share of the tables) walks the index directory, so it is measured only
@@ -66,7 +77,7 @@ def status(home: Home, source: Source, fields: Iterable[str] = FIELDS) -> dict[s
         "graph_bytes": graph.get("bytes"),
         "graph_recall_at_10": graph.get("recall_at_10"),
         "store_bytes": manifest.get("store_bytes", 0),
-        "options": source.options,
+        "options": shown_options(source.options),
     }
     if "bytes" in fields:
         index = home.index_dir(source.connector, source.name)
