@@ -206,7 +206,8 @@ def _screened(
 def _only_redacted(rule: screen.Screen, stored: dict[str, Any], doc: Document) -> bool:
     """Whether a stored row differs from the record read only by what the screen now redacts."""
     cleaned = screen.clean_row(rule, stored)
-    return cleaned["text"] == doc.text and cleaned["title"] == doc.title
+    redacted = (cleaned["text"], cleaned["title"]) != (stored["text"], stored["title"])
+    return redacted and cleaned["text"] == doc.text and cleaned["title"] == doc.title
 
 
 def _excluded_row(rules: tuple[exclusions.Rule, ...], row: dict[str, Any]) -> bool:
