@@ -70,3 +70,25 @@ def chat_checks(out: Outcome, docs: list, reference: int, timed: int, people: in
     if lines != reference:
         out.disagreements.append(f"ragbag has {lines} message lines, the reference {reference} messages")
     return out
+
+
+def compare_messages(out: Outcome, docs: list, ref: list) -> Outcome:
+    """A chat connector's windows against reference messages ``(when, sender, text)``: each found
+    as a line at its minute, by its sender, holding its first line of text."""
+    lines = [line for d in docs for line in d.text.splitlines() if not line.startswith("  ")]
+    timed = people = texts = 0
+    for when, sender, text in ref:
+        stamp = f"{when:%Y-%m-%d %H:%M} "
+        at = [line for line in lines if line.startswith(stamp)]
+        if not at:
+            out.disagreements.append(f"no line at {stamp.strip()} for {text[:40]!r}")
+            continue
+        timed += 1
+        by = [line for line in at if line.startswith(f"{stamp}{sender}: ")]
+        people += bool(by)
+        first = text.splitlines()[0].strip()
+        if any(first in line for line in by):
+            texts += 1
+        else:
+            out.disagreements.append(f"text at {stamp.strip()} by {sender}: {first[:40]!r} not found")
+    return chat_checks(out, docs, len(ref), timed, people, texts)

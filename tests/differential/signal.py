@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from tests.differential.common import FIXTURES, PUBLIC, Outcome, chat_checks, ragbag_read, rel
+from tests.differential.common import FIXTURES, PUBLIC, Outcome, compare_messages, ragbag_read, rel
 
 CONNECTOR = "signal"
 EXPLAINED: dict[str, str] = {}
@@ -94,25 +94,9 @@ def reference(folder: Path) -> list[tuple[datetime, str, str]]:
 def compare(folder: Path) -> Outcome:
     ref = reference(folder)
     docs, errors = ragbag_read(CONNECTOR, folder)
-    lines = [line for d in docs for line in d.text.splitlines() if not line.startswith("  ")]
     try:
         label = rel(folder)
     except ValueError:  # a generated folder (the connector tests), outside the corpus
         label = folder.name
     out = Outcome(label, folder.parent.name, len(ref), len(docs), len(errors))
-    timed = people = texts = 0
-    for when, sender, text in ref:
-        stamp = f"{when:%Y-%m-%d %H:%M} "
-        at = [line for line in lines if line.startswith(stamp)]
-        if not at:
-            out.disagreements.append(f"no line at {stamp.strip()} for {text[:40]!r}")
-            continue
-        timed += 1
-        by = [line for line in at if line.startswith(f"{stamp}{sender}: ")]
-        people += bool(by)
-        first = text.splitlines()[0].strip()
-        if any(first in line for line in by):
-            texts += 1
-        else:
-            out.disagreements.append(f"text at {stamp.strip()} by {sender}: {first[:40]!r} not found")
-    return chat_checks(out, docs, len(ref), timed, people, texts)
+    return compare_messages(out, docs, ref)
