@@ -20,7 +20,7 @@ from typing import Any
 
 from ragbag.connectors._exports import Record, export_files, load_json, read_exports, zip_members
 from ragbag.connectors._isolate import each_record
-from ragbag.core.records import Cursor, Document, ReadError, Seen, Span
+from ragbag.core.records import ME, Cursor, Document, ReadError, Seen, Span
 from ragbag.text.chunking import TokenCounter, pack, pack_ranges, prose_spans
 from ragbag.text.unreadable import Unreadable
 
@@ -261,7 +261,6 @@ def turn_spans(text: str, count: TokenCounter, max_tokens: int) -> list[Span]:
 
 # --- chat apps: conversation windows ----------------------------------------------------------
 
-ME = "Me"  # the sender name of the exporting user's own messages (as the imessage connector)
 _LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d) (.*?): ", re.M)
 
 

@@ -82,7 +82,7 @@ from ragbag.connectors._isolate import each_record
 from ragbag.connectors._sqlite import read_databases
 from ragbag.connectors._typedstream import attributed_text
 from ragbag.connectors._walk import follows_outside
-from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
+from ragbag.core.records import ME, Cursor, Document, ReadError, Seen, Span, stable_hash
 from ragbag.text.chunking import TokenCounter, pack
 from ragbag.text.unreadable import Unreadable, one_line
 
@@ -93,7 +93,6 @@ GAP = timedelta(hours=1)
 MAX_WINDOW_MESSAGES = 100
 MAX_WINDOW_BYTES = 16_000
 TAPBACKS = (2000, 3007)
-ME = "Me"
 VERSION = 2  # of the windows' cutting and rendering: another version's cursor reads everything
 APPLE_EPOCH = datetime(2001, 1, 1, tzinfo=UTC)
 _NS_THRESHOLD = 10**12  # seconds since 2001 stay far below this until the year 33000

@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+# The sender name every chat connector gives the exporting user's own messages: the owner is
+# "Me" in every source, whatever name each app knows them by (search.mentions names no one by it).
+ME = "Me"
+
 
 def stable_hash(*parts: str, length: int = 32) -> str:
     """A short, stable hex digest of the parts (NUL-separated so ("ab","c") != ("a","bc"))."""

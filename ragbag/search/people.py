@@ -46,7 +46,7 @@ def resolve(asked: str, contacts: Iterable[dict[str, Any]]) -> Person:
         raise RagbagError("--person needs a name (a word of it at least)")
     fitting: dict[str, dict[str, Any]] = {}
     for rec in contacts:
-        called = [str(rec.get("name") or rec.get("title") or ""), *_strings(rec.get("nicknames"))]
+        called = [str(rec.get("name") or rec.get("title") or ""), *strings(rec.get("nicknames"))]
         if any(words <= _words(n) for n in called if n):
             fitting.setdefault(" ".join(called[0].split()), rec)
     exact = [n for n in fitting if _words(n) == words]
@@ -59,10 +59,10 @@ def resolve(asked: str, contacts: Iterable[dict[str, Any]]) -> Person:
     phones: set[str] = set()
     handles: set[str] = set()
     for rec in chosen:
-        names += [_words(n) for n in (rec.get("name"), *_strings(rec.get("nicknames"))) if n and _words(str(n))]
-        emails |= {e.lower() for e in _strings(rec.get("emails"))}
-        phones |= {p for p in (_phone(x) for x in _strings(rec.get("phones"))) if p}
-        for handle in _strings(rec.get("handles")):  # "service:handle": a chat writes the handle alone
+        names += [_words(n) for n in (rec.get("name"), *strings(rec.get("nicknames"))) if n and _words(str(n))]
+        emails |= {e.lower() for e in strings(rec.get("emails"))}
+        phones |= {p for p in (_phone(x) for x in strings(rec.get("phones"))) if p}
+        for handle in strings(rec.get("handles")):  # "service:handle": a chat writes the handle alone
             handles |= {handle.casefold(), handle.split(":", 1)[-1].casefold()}
     return Person(asked, tuple(dict.fromkeys(names)), frozenset(emails), frozenset(phones), frozenset(handles))
 
@@ -70,7 +70,7 @@ def resolve(asked: str, contacts: Iterable[dict[str, Any]]) -> Person:
 def is_theirs(person: Person, record: dict[str, Any]) -> bool:
     """Whether one of the record's people fields names the person (see the module doc)."""
     for key in FIELDS:
-        for value in _strings(record.get(key)):
+        for value in strings(record.get(key)):
             folded = value.casefold()
             if any(e in person.emails for e in (m.lower() for m in _EMAIL.findall(value))):
                 return True
@@ -99,7 +99,8 @@ def _phone(value: str) -> str | None:
     return digits[-_PHONE_DIGITS:]
 
 
-def _strings(value: Any) -> list[str]:
+def strings(value: Any) -> list[str]:
+    """The strings a people field holds: itself, a list's items, (label, value) pairs' values."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, list | tuple):

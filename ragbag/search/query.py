@@ -27,7 +27,7 @@ from ragbag.index.compact.search import search_compact
 from ragbag.index.params import Params
 from ragbag.index.published import home_model
 from ragbag.models import embedding
-from ragbag.search import filters, fusion, people, snapshot
+from ragbag.search import filters, fusion, mentions, people, snapshot
 from ragbag.search.fusion import Candidate
 from ragbag.search.request import SearchRequest
 from ragbag.search.snapshot import Snapshot, load, published_anywhere
@@ -81,23 +81,26 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
         qv = embedding.encode_query(r.query, model)
         vec = _vector_top(snaps, qv, masks, pool, model, r.width, r.recompute)
     ceilings = [1.0] * len(snaps)
+    kw_scores: list[np.ndarray] = []
     if r.mode in ("hybrid", "keyword"):
         tokens = bm25.tokenize(r.query)
         if r.mode == "hybrid" and r.fusion == "calibrated":
             ceilings = [bm25.ceiling(s.keyword, tokens) if s.keyword is not None else 1.0 for s in snaps]
-        kw = _top(
-            [
-                (bm25.scores(s.keyword, tokens, len(s.rows)) if s.keyword is not None else np.zeros(len(s.rows))) / c
-                for s, c in zip(snaps, ceilings)
-            ],
-            masks,
-            pool,
-            positive=True,
-        )
+        kw_scores = [
+            (bm25.scores(s.keyword, tokens, len(s.rows)) if s.keyword is not None else np.zeros(len(s.rows))) / c
+            for s, c in zip(snaps, ceilings)
+        ]
+        kw = _top(kw_scores, masks, pool, positive=True)
 
     if r.mode == "hybrid":
         share = r.alpha if r.alpha is not None else fusion.vector_share(r.query, model, r.fusion)
         ranked = fusion.fuse(vec, kw, r.fusion, share, r.rrf_k, model)
+        named = None if r.person is not None else _named(home, r.query, snaps, masks)
+        if named is not None:  # the people the query names: their best rows, lifted
+            theirs_vec = _vector_top(snaps, qv, named, pool, model, r.width, r.recompute) if model else None
+            theirs_kw = _top(kw_scores, named, pool, positive=True)
+            theirs = fusion.fuse(theirs_vec, theirs_kw, r.fusion, share, r.rrf_k, model)
+            ranked = mentions.lift(ranked, theirs)
     else:
         ranked = (vec if r.mode == "vector" else kw) or []
     if r.rerank > 0:
@@ -281,13 +284,24 @@ def _mask(
     return mask
 
 
+def _contacts(home: Home) -> list[dict[str, Any]]:
+    """Every contact record of the home, whichever sources a search reads."""
+    return [rec for s in _select(home, (), (people.CONNECTOR,)) for rec in s.records]
+
+
+def _named(
+    home: Home, query: str, snaps: list[Snapshot], masks: list[np.ndarray | None]
+) -> list[np.ndarray | None] | None:
+    """The rows of the people ``query`` names (``search.mentions``), within ``masks``."""
+    return mentions.masks(query, _contacts(home), [s.records for s in snaps], [s.memo for s in snaps], masks)
+
+
 def _of_person(
     home: Home, asked: str, snaps: list[Snapshot], masks: list[np.ndarray | None]
 ) -> list[np.ndarray | None]:
     """The masks narrowed to the records of the person ``asked`` names (``search.people``),
     resolved through every contacts source of the home, searched or not."""
-    contacts = [rec for s in _select(home, (), (people.CONNECTOR,)) for rec in s.records]
-    person = people.resolve(asked, contacts)
+    person = people.resolve(asked, _contacts(home))
     out: list[np.ndarray | None] = []
     for s, m in zip(snaps, masks):
         theirs = np.fromiter(people.mask(person, s.records), np.bool_, len(s.records))

@@ -70,6 +70,9 @@ class Snapshot:
     _indexed: dict[str, tuple[str, str]] | None = None
     _store: Store | None = None
     _fields: frozenset[str] | None = None
+    # What other search modules derive from the rows once per snapshot (``search.mentions``'
+    # names), keyed by their module.
+    memo: dict[str, Any] = field(default_factory=dict)
 
     def fields(self) -> frozenset[str]:
         """Every field a record of this snapshot has (document fields and metadata keys), for

@@ -71,3 +71,20 @@ def test_a_person_is_found_across_mail_imessage_and_calendar(home):
 def test_a_name_two_contacts_share_is_answered_with_both(home):
     done = cli("search", "ferry", "--person", "Anna", env={"RAGBAG_HOME": str(home.root)}, check=False)
     assert done.returncode == 2 and "Anna Schmidt, Anna Weber" in done.stderr and done.stderr.count("\n") == 1
+
+
+@pytest.mark.slow(seconds=10)
+def test_a_person_named_in_the_query_is_lifted_without_filtering(home, monkeypatch):
+    """ "Anna Weber" in a query lifts what she sent, received and attended — the iMessage that
+    knows her only by number included — above the other Anna's ferry records; nothing is left out."""
+    from ragbag.search import mentions
+
+    question = "what did Anna Weber say about the ferry?"
+    ranked = query.search(question, home=home, k=20)
+    theirs = {"Ferry tickets", "Re: Ferry tickets", "Ferry to Hiddensee", "+491701234567"}
+    titles = [t.split(" — ")[0] for t in ranked["title"] if t != "Anna Weber"]  # not her contact card
+    assert set(titles[:4]) == theirs, titles
+    assert {"Ferry timetable", "Ferry club meeting"} <= set(titles)  # lifted above, not filtered out
+    monkeypatch.setattr(mentions, "LIFT", 0.0)
+    unlifted = [t.split(" — ")[0] for t in query.search(question, home=home, k=20)["title"] if t != "Anna Weber"]
+    assert set(unlifted[:4]) != theirs, unlifted  # the words alone rank the other Anna's among hers

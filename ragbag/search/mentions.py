@@ -1,0 +1,183 @@
+"""The people a query names, and their records lifted in a hybrid ranking.
+
+"What did Camille say about the trip" asks about what Camille sent, received or attended, but
+those records seldom say "Camille": an iMessage carries her number, a mail her address, a chat
+her handle, and a question in English about her French mail shares no other word with it. So a
+query that names a person of the home lifts that person's records (``search.people.is_theirs``,
+resolved as ``--person`` resolves a name) by ``LIFT`` in the fused ranking: above records that
+score alike, never filtering any out, so a question about Camille answered elsewhere still finds
+its answer.
+
+The names a query can name are the home's own: contacts' names and nicknames, and the display
+names in records' people fields (a mail's sender name, a chat's sender and title, an attendee).
+A query names one when it holds a whole name of two words or more (in any case), or a name's
+word that no other person's name holds (``Wei`` for Wei Zhang, also named "Wei" in a chat). A
+single word counts only when written with a capital (or in a script without case, where a name
+is found inside the text) and not as the query's first word unless possessive (``Tom's …``), so
+"Will the …" names no Will; a contact's nickname may be written in lower case ("mum").
+The owner's own messages are "Me" in every source (``core.records.ME``): that names no one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ragbag.core.errors import RagbagError
+from ragbag.core.records import ME
+from ragbag.search import people
+from ragbag.search.fusion import Candidate
+
+# Chosen on the personal set's tune half among 0.05, 0.1 and 0.2 (benchmarks/README.md,
+# "People in the ranking"); judged on its test half and on persona B.
+LIFT = 0.2
+_LAST: list[tuple[Any, Names] | None] = [None]  # the last query's directory, and what it was made of
+_STAMPS = itertools.count()
+_TOKEN = re.compile(r"\w+")
+_BRACKETED = re.compile(r"<[^>]*>|\([^)]*\)")
+_NAME = re.compile(r"[^\W\d_][^\d@<>:/\\|#]*")  # starts with a letter; no digits, address or path marks
+_POSSESSIVE = re.compile(r"\s*['’]s\b")
+# The people fields that hold a person's name (a chat's title may name a group, not a person).
+_NAMING = tuple(f for f in people.FIELDS if f != "chat")
+
+
+@dataclass(frozen=True)
+class Names:
+    """The home's people as a query may name them."""
+
+    whole: dict[frozenset[str], str]  # a name's words, casefolded -> the name as written
+    by_word: dict[str, frozenset[str]]  # a name word -> the names holding it
+    nicknames: dict[str, str]  # a contact's nickname (may be written in lower case) -> their name
+    caseless: tuple[str, ...]  # names in a script without case, found as substrings
+
+
+def names_of(contacts: Iterable[dict[str, Any]], record_sets: Iterable[Sequence[dict[str, Any]]]) -> Names:
+    """The directory of names from contact records and the people fields of every record."""
+    names = {n for records in record_sets for rec in records for n in _names_in(rec)}
+    nicknames: dict[str, str] = {}
+    for rec in contacts:
+        called = _display(str(rec.get("name") or rec.get("title") or ""))
+        names |= called
+        for nick in people.strings(rec.get("nicknames")):
+            nicknames.update(dict.fromkeys(_display(nick), min(called, default=nick)))
+    return _directory(names | set(nicknames), nicknames)
+
+
+def named(query: str, names: Names) -> list[str]:
+    """The names of the home's people ``query`` names (see the module doc), each one person."""
+    tokens = list(_TOKEN.finditer(query))
+    folded = {t.group().casefold() for t in tokens}
+    found: set[str] = set()
+    for name in {n for w in folded for n in names.by_word.get(w, ())}:  # names holding a query word
+        words = _words(name)
+        as_name = len(words) > 1 or name in names.nicknames or _capital_word(query, tokens, name)
+        if words <= folded and as_name:
+            found.add(names.nicknames.get(name, name))
+    for n in names.caseless:
+        if n in query:
+            found.add(n)
+    for t in tokens:
+        holders = _fullest(names.by_word.get(t.group().casefold(), frozenset()))
+        if len(holders) == 1 and _capital_word(query, tokens, t.group()):
+            found |= holders
+    return sorted(_fullest(found))
+
+
+def lift(ranked: list[Candidate], theirs: list[Candidate]) -> list[Candidate]:
+    """The ranking with the named people's candidates (ranked alike, under their mask) lifted."""
+    best = {(i, j): s for i, j, s in ranked}
+    for i, j, s in theirs:
+        best[(i, j)] = max(best.get((i, j), 0.0), s) + LIFT
+    return sorted(((i, j, s) for (i, j), s in best.items()), key=lambda t: -t[2])
+
+
+def masks(
+    query: str,
+    contacts: list[dict[str, Any]],
+    record_sets: list[Sequence[dict[str, Any]]],
+    memo: list[dict[str, Any]],
+    base: list[np.ndarray | None],
+) -> list[np.ndarray | None] | None:
+    """Per source, the rows of the people ``query`` names (within ``base``); None when it names
+    no one. ``memo`` is each source's per-snapshot memo (its names are gathered once)."""
+    for records, m in zip(record_sets, memo):
+        if __name__ not in m:  # stamped, so a reloaded snapshot is never taken for the one before
+            m[__name__] = (next(_STAMPS), names_of((), [records]))
+    key = (tuple(m[__name__][0] for m in memo), tuple(sorted(str(c.get("name")) for c in contacts)))
+    last = _LAST[0]  # one read: another thread may replace it
+    if last is None or last[0] != key:  # the same snapshots and contacts as the last query: no rebuild
+        last = (key, _merged(names_of(contacts, ()), [m[__name__][1] for m in memo]))
+        _LAST[0] = last
+    names = last[1]
+    persons = []
+    for n in named(query, names):
+        try:
+            persons.append(people.resolve(n, contacts))
+        except RagbagError:  # several contacts fit the name: shown by --person, guessed by no one
+            continue
+    if not persons:
+        return None
+    out: list[np.ndarray | None] = []
+    for records, b in zip(record_sets, base):
+        theirs = np.fromiter((any(people.is_theirs(p, r) for p in persons) for r in records), np.bool_, len(records))
+        out.append(theirs if b is None else theirs & b)
+    return out
+
+
+def _merged(first: Names, rest: list[Names]) -> Names:
+    return _directory({n for d in (first, *rest) for n in d.whole.values()}, first.nicknames)
+
+
+def _fullest(names: Iterable[str]) -> set[str]:
+    """The names that are no part of another ("Wei" and "Wei Zhang" name one person: Wei Zhang)."""
+    names = set(names)
+    return {n for n in names if not any(n != m and _words(n) < _words(m) for m in names)}
+
+
+def _directory(names: set[str], nicknames: dict[str, str]) -> Names:
+    names.discard(ME)
+    whole = {_words(n): n for n in sorted(names)}
+    by_word: dict[str, set[str]] = {}
+    for words, n in whole.items():
+        for w in words:
+            by_word.setdefault(w, set()).add(n)
+    caseless = tuple(n for n in sorted(names) if len(n) >= 2 and n.casefold() == n.upper())
+    return Names(whole, {w: frozenset(v) for w, v in by_word.items()}, nicknames, caseless)
+
+
+def _names_in(rec: dict[str, Any]) -> set[str]:
+    return {n for key in _NAMING for value in people.strings(rec.get(key)) for n in _display(value)}
+
+
+def _display(value: str) -> set[str]:
+    """The person's name a people field's value holds: "Anna Weber <anna@…>" holds Anna Weber; an
+    address, a number or a handle alone holds none."""
+    text = _BRACKETED.sub(" ", value).replace('"', " ").strip(" ,;'")
+    if not text or "@" in text:
+        return set()
+    m = _NAME.fullmatch(" ".join(text.split()))
+    return {m.group()} if m and len(m.group()) >= 2 else set()
+
+
+def _capital_word(query: str, tokens: list[re.Match[str]], word: str) -> bool:
+    """Whether ``word`` stands in the query as a name: with a capital (or caseless), and not its
+    first word unless possessive."""
+    for k, t in enumerate(tokens):
+        if t.group().casefold() != word.casefold():
+            continue
+        written = t.group()
+        if written[:1].islower():
+            continue
+        if k == 0 and not _POSSESSIVE.match(query, t.end()):
+            continue
+        return True
+    return False
+
+
+def _words(name: str) -> frozenset[str]:
+    return frozenset(w.casefold() for w in _TOKEN.findall(name))

@@ -1,0 +1,57 @@
+"""Which people a query names (``ragbag.search.mentions``): whole names, a word only one person's
+name holds, written as a name; lower-case nicknames from contacts; names in a script without
+case; the owner ("Me") and plain words never."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragbag.core.records import ME
+from ragbag.search import mentions
+
+CONTACTS = [{"name": "Sabine Hoffmann", "nicknames": ["Mum"]}, {"name": "Will Turner"}]
+RECORDS = [
+    {"from_name": "Wei Zhang", "from": "Wei Zhang <wei.zhang@example.cn>"},
+    {"sender": "Wei", "chat": "Wei"},
+    {"sender": "陈静", "chat": "Hiking group 🏔"},
+    {"from": "Tom Becker <tom@fernwerk.io>", "to": ["Anna Weber <anna@example.org>"]},
+    {"attendees": ["Anna Schmidt <a.schmidt@example.com>", "bob@example.com"]},
+    {"sender": ME},
+    {"sender": "+491701234567", "participants": ["wxid_k3n9zw1988"]},
+]
+NAMES = mentions.names_of(CONTACTS, [RECORDS])
+
+
+@pytest.mark.parametrize(
+    "query, named",
+    [
+        ("Wei's mail about the mooncake parcel", ["Wei Zhang"]),  # "Wei" is held by Wei Zhang's name too
+        ("what did Tom say about the outage?", ["Tom Becker"]),
+        ("Tom's handover notes", ["Tom Becker"]),  # first word, possessive
+        ("what did mum say about Christmas?", ["Sabine Hoffmann"]),  # a contact's nickname
+        ("陈静的婚礼几点开始", ["陈静"]),  # no case: found inside the text
+        ("Anna Schmidt and Tom Becker meeting", ["Anna Schmidt", "Tom Becker"]),
+        ("anna weber ferry", ["Anna Weber"]),  # a whole name, in lower case
+    ],
+)
+def test_a_query_names_the_people_it_holds(query, named):
+    assert mentions.named(query, NAMES) == named
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what did Anna say?",  # two Annas: nobody guessed
+        "Will the train be late?",  # a first word that is not possessive
+        "what did I say about the hiking group",  # a group chat's title names no one
+        "Me and the ferry",  # the owner
+        "wei's mail",  # one word of a name, not written as a name
+        "tom's notes",
+    ],
+)
+def test_a_query_without_one_persons_name_names_no_one(query):
+    assert mentions.named(query, NAMES) == []
+
+
+def test_a_word_only_one_name_holds_names_its_person():
+    assert mentions.named("when will Turner's paintings arrive", NAMES) == ["Will Turner"]
