@@ -20,6 +20,7 @@ from typing import Any
 from ragbag.core.dates import iso
 from ragbag.core.home import Home
 from ragbag.core.rows import Hit, ShownHit
+from ragbag.search import people
 
 FIELDS = ("citation", "source", "connector", "uri", "title", "date", "doc_id", "text")
 PAGE_FIELDS = ("page", "page_end")  # a PDF passage's, beside FIELDS where known
@@ -162,7 +163,7 @@ def hit_dict(h: Hit, rank: int) -> ShownHit:
         else round(float(h["vector_score"] or 0.0), 4),
         source=h["source"],
         connector=h["connector"],
-        title=h["title"],
+        title=people.shown(h["title"], h.get("people") or {}) if h["title"] else h["title"],
         uri=h["uri"],
         date=iso(h.get("date")),
         doc_id=h["doc_id"],
@@ -174,6 +175,8 @@ def hit_dict(h: Hit, rank: int) -> ShownHit:
     )
     if pages := page_span(h.get("metadata")):
         shown["page_start"], shown["page_end"] = pages["page_start"], pages["page_end"]
+    if h.get("people"):
+        shown["people"] = dict(h["people"])
     return shown
 
 

@@ -75,6 +75,13 @@ class ChunkRow(TypedDict):
     valid_to: _Time
 
 
+_PEOPLE = Col(
+    "The raw addresses, numbers and handles of the hit's people fields (sender, chat, attendees…) "
+    "that are a contact's, each with the contact's name (the title shows the names).",
+    json={"additionalProperties": {"type": "string"}},
+)
+
+
 class Hit(TypedDict):
     """A search result (``ragbag.search.query.results``; the notebooks' DataFrame columns and the
     CLI's ``search --json``), in this order."""
@@ -99,6 +106,7 @@ class Hit(TypedDict):
     version: int
     valid_from: _Time
     valid_to: _Time
+    people: Annotated[dict[str, str], _PEOPLE]
 
 
 _MIN0, _MIN1 = {"minimum": 0}, {"minimum": 1}
@@ -126,6 +134,7 @@ class ShownHit(TypedDict):
         Annotated[int, Col("A paged document's (PDF, deck, workbook) first page of the passage.", json=_MIN1)]
     ]
     page_end: NotRequired[Annotated[int, Col("Its last page.", json=_MIN1)]]
+    people: NotRequired[Annotated[dict[str, str], _PEOPLE]]
 
 
 class PageHit(ShownHit):

@@ -39,8 +39,6 @@ LIFT = 0.2
 _LAST: list[tuple[Any, Names] | None] = [None]  # the last query's directory, and what it was made of
 _STAMPS = itertools.count()
 _TOKEN = re.compile(r"\w+")
-_BRACKETED = re.compile(r"<[^>]*>|\([^)]*\)")
-_NAME = re.compile(r"[^\W\d_][^\d@<>:/\\|#]*")  # starts with a letter; no digits, address or path marks
 _POSSESSIVE = re.compile(r"\s*['’]s\b")
 # The people fields that hold a person's name (a chat's title may name a group, not a person).
 _NAMING = tuple(f for f in people.FIELDS if f != "chat")
@@ -61,10 +59,12 @@ def names_of(contacts: Iterable[dict[str, Any]], record_sets: Iterable[Sequence[
     names = {n for records in record_sets for rec in records for n in _names_in(rec)}
     nicknames: dict[str, str] = {}
     for rec in contacts:
-        called = _display(str(rec.get("name") or rec.get("title") or ""))
-        names |= called
+        called = people.display_name(str(rec.get("name") or rec.get("title") or ""))
+        if called:
+            names.add(called)
         for nick in people.strings(rec.get("nicknames")):
-            nicknames.update(dict.fromkeys(_display(nick), min(called, default=nick)))
+            if shown := people.display_name(nick):
+                nicknames[shown] = called or shown
     return _directory(names | set(nicknames), nicknames)
 
 
@@ -151,17 +151,8 @@ def _directory(names: set[str], nicknames: dict[str, str]) -> Names:
 
 
 def _names_in(rec: dict[str, Any]) -> set[str]:
-    return {n for key in _NAMING for value in people.strings(rec.get(key)) for n in _display(value)}
-
-
-def _display(value: str) -> set[str]:
-    """The person's name a people field's value holds: "Anna Weber <anna@…>" holds Anna Weber; an
-    address, a number or a handle alone holds none."""
-    text = _BRACKETED.sub(" ", value).replace('"', " ").strip(" ,;'")
-    if not text or "@" in text:
-        return set()
-    m = _NAME.fullmatch(" ".join(text.split()))
-    return {m.group()} if m and len(m.group()) >= 2 else set()
+    found = {people.display_name(value) for key in _NAMING for value in people.strings(rec.get(key))}
+    return {n for n in found if n}
 
 
 def _capital_word(query: str, tokens: list[re.Match[str]], word: str) -> bool:

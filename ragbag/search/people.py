@@ -27,6 +27,8 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _WORD = re.compile(r"\w+")
 _PHONE_DIGITS = 9  # the digits two writings of one number share (country code and trunk zero differ)
 _SHOWN = 5
+_BRACKETED = re.compile(r"<[^>]*>|\([^)]*\)")
+_NAME = re.compile(r"[^\W\d_][^\d@<>:/\\|#]*")  # starts with a letter; no digits, address or path marks
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,66 @@ def is_theirs(person: Person, record: dict[str, Any]) -> bool:
             if any(name <= have for name in person.names):
                 return True
     return False
+
+
+def display_name(value: str) -> str | None:
+    """The person's name a people field's value holds: "Anna Weber <anna@…>" holds Anna Weber; an
+    address, a number or a handle alone holds none."""
+    text = _BRACKETED.sub(" ", value).replace('"', " ").strip(" ,;'")
+    if not text or "@" in text:
+        return None
+    m = _NAME.fullmatch(" ".join(text.split()))
+    return m.group() if m and len(m.group()) >= 2 else None
+
+
+@dataclass(frozen=True)
+class Book:
+    """The contacts by what records carry of them, for showing a name instead of a raw handle."""
+
+    emails: dict[str, str]  # address -> the contact's name
+    phones: dict[str, str]  # a number's last digits -> name
+    handles: dict[str, str]  # a chat handle, casefolded (with and without its "service:") -> name
+
+
+def book(contacts: Iterable[dict[str, Any]]) -> Book:
+    emails: dict[str, str] = {}
+    phones: dict[str, str] = {}
+    handles: dict[str, str] = {}
+    for rec in contacts:
+        name = " ".join(str(rec.get("name") or rec.get("title") or "").split())
+        if not name:
+            continue
+        emails.update(dict.fromkeys((e.lower() for e in strings(rec.get("emails"))), name))
+        phones.update(dict.fromkeys((p for p in map(_phone, strings(rec.get("phones"))) if p), name))
+        for handle in strings(rec.get("handles")):
+            handles.update(dict.fromkeys((handle.casefold(), handle.split(":", 1)[-1].casefold()), name))
+    return Book(emails, phones, handles)
+
+
+def names_in(contacts: Book, record: dict[str, Any]) -> dict[str, str]:
+    """The raw values of a record's people fields — an address, a number or a handle that holds no
+    name of its own — that are a contact's, each with the contact's name."""
+    out: dict[str, str] = {}
+    for key in FIELDS:
+        for value in strings(record.get(key)):
+            found = contacts.handles.get(value.strip().casefold())
+            if found is None and not display_name(value):  # "Anna Weber <…>" names her already
+                addresses = (e.lower() for e in _EMAIL.findall(value))
+                found = next((contacts.emails[e] for e in addresses if e in contacts.emails), None)
+                if found is None and (p := _phone(value)):
+                    found = contacts.phones.get(p)
+            if found and found != value:
+                out[value] = found
+    return out
+
+
+def shown(text: str, names: dict[str, str]) -> str:
+    """``text`` with each raw handle of ``names`` standing alone written as the person's name (an
+    address inside "Name <…>" stays: the name is there already)."""
+    if not names:
+        return text
+    alone = "|".join(re.escape(raw) for raw in sorted(names, key=len, reverse=True))
+    return re.sub(rf"(?<![<\w.@+-])(?:{alone})(?![\w>@-]|\.\w)", lambda m: names[m.group()], text)
 
 
 def mask(person: Person, records: Sequence[dict[str, Any]]) -> list[bool]:

@@ -119,6 +119,7 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
     kw_d = {(i, j): sc * ceilings[i] for i, j, sc in (kw or [])}  # BM25, whatever the fusion
     out: list[Hit] = []
     covered: set[tuple[int, int]] = set()
+    contacts = people.book(_contacts(home)) if ranked else None
     for i, j, score in ranked:
         if len(out) == r.k:
             break
@@ -149,6 +150,7 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
                 version=row.get("version") or 1,
                 valid_from=row.get("valid_from"),
                 valid_to=row.get("valid_to"),
+                people=people.names_in(contacts, row) if contacts else {},
             )
         )
     return out

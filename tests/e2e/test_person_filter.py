@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from conftest import cli, materialize_source, write
 
-from ragbag.search import query
+from ragbag.search import people, query
 from ragbag_evalsets.formats.calendar import Event, calendar
 from ragbag_evalsets.formats.imessage import ChatDB
 from ragbag_evalsets.formats.mail import Mail, mbox
@@ -88,3 +88,24 @@ def test_a_person_named_in_the_query_is_lifted_without_filtering(home, monkeypat
     monkeypatch.setattr(mentions, "LIFT", 0.0)
     unlifted = [t.split(" — ")[0] for t in query.search(question, home=home, k=20)["title"] if t != "Anna Weber"]
     assert set(unlifted[:4]) != theirs, unlifted  # the words alone rank the other Anna's among hers
+
+
+@pytest.mark.slow(seconds=5)
+def test_a_hit_shows_a_contacts_name_for_their_raw_number(home):
+    """The iMessage chat knows Anna Weber only as +491701234567: the terminal, the tools and the
+    search page show her name; the hit keeps the number, with the name beside it."""
+    from ragbag.answer.citations import hit_dict
+    from ragbag.apps.web.hits import shape
+
+    shown = cli("search", "pier", "--connector", "imessage", "-k", "1", env={"RAGBAG_HOME": str(home.root)}).stdout
+    assert "Anna Weber — 2025-05-03" in shown and "Anna Weber: Ferry leaves at 10:15" in " ".join(shown.split())
+    assert "+491701234567:" not in shown
+    (hit,) = query.results("pier", home=home, k=1, connectors=("imessage",))
+    assert hit["people"] == {"+491701234567": "Anna Weber"} and hit["title"].startswith("+491701234567")
+    tool = hit_dict(hit, 1)
+    assert tool["title"].startswith("Anna Weber — ") and tool["people"] == {"+491701234567": "Anna Weber"}
+    page = shape(hit, 1, ["pier"], "pier")
+    assert "Anna Weber:" in "".join(text for text, _ in page["snippet"])
+    (mail,) = query.results("bikes", home=home, k=1, connectors=("mail",))
+    assert "Anna Weber <anna.weber@example.org>" in mail["text"]
+    assert "Anna Weber <anna.weber@example.org>" in people.shown(mail["text"], mail["people"])  # named already

@@ -43,3 +43,18 @@ def test_the_request_takes_a_person_and_bounds_it():
     assert SearchRequest("trip", person="").person is None
     with pytest.raises(RagbagError, match="give a name"):
         SearchRequest("trip", person="x" * 300)
+
+
+def test_a_raw_handle_is_shown_as_the_contacts_name_and_a_named_address_is_left():
+    from ragbag.search import people
+
+    book = people.book(
+        [{"name": "Anna Weber", "emails": ["anna@example.org"], "phones": ["+49 170 1234567"], "handles": ["tg:annaw"]}]
+    )
+    record = {"sender": ["01701234567", "Me"], "from": "Anna Weber <anna@example.org>", "to": ["annaw"]}
+    names = people.names_in(book, record)
+    assert names == {"01701234567": "Anna Weber", "annaw": "Anna Weber"}  # "Anna Weber <…>" names her already
+    text = "09:00 01701234567: see you · Cc: anna@example.org, Anna Weber <anna@example.org>, anna@example.org.uk"
+    assert people.shown(text, names | {"anna@example.org": "Anna Weber"}) == (
+        "09:00 Anna Weber: see you · Cc: Anna Weber, Anna Weber <anna@example.org>, anna@example.org.uk"
+    )

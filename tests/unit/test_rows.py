@@ -57,6 +57,7 @@ def _hit(**over) -> rows.Hit:
         version=1,
         valid_from=None,
         valid_to=None,
+        people={},
     )
     base.update(over)  # type: ignore[typeddict-item]
     return base
@@ -67,7 +68,7 @@ def test_the_tools_hit_is_its_schema_and_the_page_adds_two_fields(meta):
     (search,) = [s for s in SPECS if s["name"] == "search"]
     schema = search["returns"]["properties"]["hits"]["items"]
     assert list(schema["properties"]) == rows.fields(rows.ShownHit)
-    assert set(schema["required"]) == set(rows.fields(rows.ShownHit)) - {"page_start", "page_end"}
+    assert set(schema["required"]) == set(rows.fields(rows.ShownHit)) - {"page_start", "page_end", "people"}
     shown = hit_dict(_hit(metadata=meta), 1)
     jsonschema.validate(shown, schema)  # the NaN cosine is null, the date ISO 8601
     assert shown["vector_score"] is None and shown["date"] == "2026-01-02T00:00:00+00:00"

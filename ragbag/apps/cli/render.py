@@ -12,6 +12,7 @@ from rich.text import Text
 from ragbag.answer.citations import marker
 from ragbag.core.rows import Hit
 from ragbag.core.terminal import line
+from ragbag.search import people
 from ragbag.text import snippets
 
 SNIPPET_CHARS = 320
@@ -35,7 +36,8 @@ def print_hits(console: Console, query: str, hits: list[Hit], floor: float | Non
         return
     terms = snippets.query_terms(query)
     for rank, hit in enumerate(hits, 1):
-        where = line(hit["title"] or hit["uri"])
+        names = hit.get("people") or {}  # a contact's raw handle shown as their name
+        where = line(people.shown(hit["title"] or hit["uri"], names))
         meta = hit["metadata"] or {}
         lines = ""
         if meta.get("line_start"):
@@ -62,7 +64,8 @@ def print_hits(console: Console, query: str, hits: list[Hit], floor: float | Non
             for number, code in code_lines(hit["chunk_text"], int(meta["line_start"]), terms):
                 console.print(Text(f"    {number:>5} │ ", style="dim").append(marked(snippets.segments(code, terms))))
             continue
-        console.print(Text("    ").append(marked(snippets.snippet(hit["text"], terms, SNIPPET_CHARS))))
+        text = people.shown(hit["text"], names)
+        console.print(Text("    ").append(marked(snippets.snippet(text, terms, SNIPPET_CHARS))))
 
 
 def code_lines(text: str, first_line: int, terms: list[str], limit: int = CODE_LINES) -> list[tuple[int, str]]:

@@ -22,6 +22,7 @@ from ragbag.answer.citations import hit_dict
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.rows import Hit, PageHit
+from ragbag.search import people
 from ragbag.text.snippets import query_terms, snippet
 
 PAGE_SIZE = 10
@@ -103,9 +104,10 @@ def search(home: Home, args: dict[str, Any], page: int, size: int) -> dict[str, 
 def shape(h: Hit, rank: int, terms: list[str], query: str) -> PageHit:
     """A hit as the page shows it: the tools' hit (where it is from, its score, its pages), a
     snippet of its own chunk as segments, and the link to its passage."""
+    text = people.shown(str(h.get("chunk_text") or h.get("text") or ""), h.get("people") or {})
     return PageHit(
         **hit_dict(h, rank),
-        snippet=snippet(str(h.get("chunk_text") or h.get("text") or ""), terms, SNIPPET_CHARS),
+        snippet=snippet(text, terms, SNIPPET_CHARS),
         href=doc_href(h["citation"], query),
     )
 
