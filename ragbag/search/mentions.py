@@ -10,11 +10,12 @@ its answer.
 
 The names a query can name are the home's own: contacts' names and nicknames, and the display
 names in records' people fields (a mail's sender name, a chat's sender and title, an attendee).
-A query names one when it holds a whole name of two words or more (in any case), or a name's
-word that no other person's name holds (``Wei`` for Wei Zhang, also named "Wei" in a chat). A
-single word counts only when written with a capital (or in a script without case, where a name
-is found inside the text) and not as the query's first word unless possessive (``Tom's …``), so
-"Will the …" names no Will; a contact's nickname may be written in lower case ("mum").
+A query names one when it holds a whole name of two words or more (in any case; a Chinese name
+also in pinyin: "Chen Jing" names 陈静), or a name's word that no other person's name holds
+(``Wei`` for Wei Zhang, also named "Wei" in a chat). A single word counts only when written
+with a capital (or in a script without case, where a name is found inside the text) and not as
+the query's first word unless possessive (``Tom's …``), so "Will the …" names no Will; a
+contact's nickname may be written in lower case ("mum").
 The owner's own messages are "Me" in every source (``core.records.ME``): that names no one.
 """
 
@@ -39,6 +40,7 @@ LIFT = 0.2
 _LAST: list[tuple[Any, Names] | None] = [None]  # the last query's directory, and what it was made of
 _STAMPS = itertools.count()
 _TOKEN = re.compile(r"\w+")
+_READINGS, _SPELLINGS = 3, 12  # a character's readings taken; a name's spellings made
 _POSSESSIVE = re.compile(r"\s*['’]s\b")
 # The people fields that hold a person's name (a chat's title may name a group, not a person).
 _NAMING = tuple(f for f in people.FIELDS if f != "chat")
@@ -50,6 +52,7 @@ class Names:
 
     whole: dict[frozenset[str], str]  # a name's words, casefolded -> the name as written
     by_word: dict[str, frozenset[str]]  # a name word -> the names holding it
+    keys: dict[str, frozenset[frozenset[str]]]  # a name word -> the keys of ``whole`` holding it
     nicknames: dict[str, str]  # a contact's nickname (may be written in lower case) -> their name
     caseless: tuple[str, ...]  # names in a script without case, found as substrings
 
@@ -73,8 +76,8 @@ def named(query: str, names: Names) -> list[str]:
     tokens = list(_TOKEN.finditer(query))
     folded = {t.group().casefold() for t in tokens}
     found: set[str] = set()
-    for name in {n for w in folded for n in names.by_word.get(w, ())}:  # names holding a query word
-        words = _words(name)
+    for words in {k for w in folded for k in names.keys.get(w, ())}:  # names holding a query word
+        name = names.whole[words]
         as_name = len(words) > 1 or name in names.nicknames or _capital_word(query, tokens, name)
         if words <= folded and as_name:
             found.add(names.nicknames.get(name, name))
@@ -142,12 +145,32 @@ def _fullest(names: Iterable[str]) -> set[str]:
 def _directory(names: set[str], nicknames: dict[str, str]) -> Names:
     names.discard(ME)
     whole = {_words(n): n for n in sorted(names)}
+    for n in sorted(names):
+        whole.update(dict.fromkeys(_romanised(n), n))
     by_word: dict[str, set[str]] = {}
+    keys: dict[str, set[frozenset[str]]] = {}
     for words, n in whole.items():
         for w in words:
             by_word.setdefault(w, set()).add(n)
+            keys.setdefault(w, set()).add(words)
     caseless = tuple(n for n in sorted(names) if len(n) >= 2 and n.casefold() == n.upper())
-    return Names(whole, {w: frozenset(v) for w, v in by_word.items()}, nicknames, caseless)
+    frozen = {w: frozenset(v) for w, v in keys.items()}
+    return Names(whole, {w: frozenset(v) for w, v in by_word.items()}, frozen, nicknames, caseless)
+
+
+def _romanised(name: str) -> list[frozenset[str]]:
+    """A Chinese name as a question in a Latin script writes it: family name and given name in
+    pinyin ("Chen Jing" for 陈静, "Ouyang Nana" for 欧阳娜娜), every reading of each character."""
+    if not 2 <= len(name) <= 4 or not all("\u4e00" <= c <= "\u9fff" for c in name):
+        return []
+    from pypinyin import Style, pinyin
+
+    readings = [r[:_READINGS] for r in pinyin(name, style=Style.NORMAL, heteronym=True)]
+    out = []
+    for syllables in itertools.islice(itertools.product(*readings), _SPELLINGS):
+        for cut in (1, 2) if len(name) > 2 else (1,):  # a family name of one character, or of two
+            out.append(frozenset(("".join(syllables[:cut]), "".join(syllables[cut:]))))
+    return out
 
 
 def _names_in(rec: dict[str, Any]) -> set[str]:

@@ -55,3 +55,16 @@ def test_a_query_without_one_persons_name_names_no_one(query):
 
 def test_a_word_only_one_name_holds_names_its_person():
     assert mentions.named("when will Turner's paintings arrive", NAMES) == ["Will Turner"]
+
+
+@pytest.mark.parametrize(
+    "query", ["Chen Jing's wedding – when does the banquet start?", "what did chen jing say", "Jing Chen's banquet"]
+)
+def test_a_chinese_name_is_named_in_pinyin(query):
+    assert mentions.named(query, NAMES) == ["陈静"]
+
+
+def test_a_family_name_read_otherwise_is_named_in_its_reading():
+    names = mentions.names_of([], [[{"sender": "曾小明"}, {"sender": "欧阳娜娜"}]])  # 曾 reads zeng as a name
+    assert mentions.named("what did zeng xiaoming say?", names) == ["曾小明"]
+    assert mentions.named("Ouyang Nana's trip", names) == ["欧阳娜娜"]
