@@ -7,7 +7,7 @@ Two or more such contacts of different names are shown, not guessed (a one-line 
 them); with no contact, NAME alone is matched against the people fields of records.
 
 A record is the person's when one of its people fields — mail ``from``/``to``/``cc`` (and
-``from_name``), chat ``sender``/``participants``/``chat``, calendar ``organizer``/``attendees`` —
+``from_name``), chat ``sender``/``participants``/``chat``/``chat_id``, calendar ``organizer``/``attendees`` —
 holds one of the person's addresses, one of their numbers (compared by their last nine digits,
 so ``+49 170 1234567`` is ``01701234567``), a handle, or every word of one of their names.
 """
@@ -22,7 +22,19 @@ from typing import Any
 from ragbag.core.errors import RagbagError
 
 CONNECTOR = "contacts"
-FIELDS = ("from", "from_name", "to", "cc", "sender", "participants", "chat", "display_name", "organizer", "attendees")
+FIELDS = (
+    "from",
+    "from_name",
+    "to",
+    "cc",
+    "sender",
+    "participants",
+    "chat",
+    "chat_id",  # a WeChat chat's wxid, which a contact's X-WECHAT or IMPP handle may give
+    "display_name",
+    "organizer",
+    "attendees",
+)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _WORD = re.compile(r"\w+")
 _PHONE_DIGITS = 9  # the digits two writings of one number share (country code and trunk zero differ)

@@ -58,3 +58,14 @@ def test_a_raw_handle_is_shown_as_the_contacts_name_and_a_named_address_is_left(
     assert people.shown(text, names | {"anna@example.org": "Anna Weber"}) == (
         "09:00 Anna Weber: see you · Cc: Anna Weber, Anna Weber <anna@example.org>, anna@example.org.uk"
     )
+
+
+def test_a_wechat_chat_is_its_contacts_by_wxid_whatever_remark_it_has():
+    from ragbag.search import people
+
+    contact = {"name": "Zhang Wei", "handles": ["wechat:wxid_k3n9zw1988"]}  # the remark says "Wei 🐼"
+    person = people.resolve("Zhang Wei", [contact])
+    chat = {"chat": "Wei 🐼", "chat_id": "wxid_k3n9zw1988", "sender": ["Wei 🐼", "Me"]}
+    assert people.is_theirs(person, chat)
+    assert not people.is_theirs(person, {**chat, "chat_id": "wxid_other"})
+    assert people.names_in(people.book([contact]), chat) == {"wxid_k3n9zw1988": "Zhang Wei"}
