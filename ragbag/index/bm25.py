@@ -171,6 +171,13 @@ def scores(index: Keywords, query_tokens: list[str], n_docs: int) -> np.ndarray:
     return out.astype(np.float32, copy=False)[:n_docs]
 
 
+def holders(index: Keywords, token: str) -> np.ndarray:
+    """The rows that hold ``token`` (none when the index never saw it): its column's rows."""
+    tid = index.vocab_dict.get(token)
+    s = index.scores
+    return s["indices"][s["indptr"][tid] : s["indptr"][tid + 1]] if tid is not None else np.zeros(0, np.int64)
+
+
 def ceiling(index: Keywords, query_tokens: list[str]) -> float:
     """The most any row of this index could score for the query: each token's best score in any
     row, summed; a token the index has never seen counts as its rarest word. Dividing by it

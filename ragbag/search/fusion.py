@@ -22,6 +22,11 @@ from ragbag.search.request import DEFAULT_FUSION, RRF_K
 Candidate = tuple[int, int, float]
 
 VECTOR_SHARE = 0.9
+# The last place of a hybrid top k goes to the best hit of a source with none above it, when that
+# hit scores at least SOURCE_FLOOR of the k-th: chosen on the personal set's tune half among
+# one or two places and 0.25 / 0.5 / 0.75 (benchmarks/README.md, "A place for another source").
+SOURCE_PLACES = 1
+SOURCE_FLOOR = 0.5
 CJK_VECTOR_SHARE = 0.5
 # Weighted fusion normalises each list between its best score and its 100th (lower ones count
 # 0), whatever the candidate pool: asking for 100 results must not reorder the first 10.
@@ -84,3 +89,28 @@ def normalised(lst: list[Candidate], floor: float | None) -> dict[tuple[int, int
     if span <= 0:
         return {(i, j): 1.0 for i, j, sc in lst if sc >= hi}
     return {(i, j): max(0.0, (sc - lo) / span) for i, j, sc in lst}
+
+
+def make_room(ranked: list[Candidate], k: int) -> list[Candidate]:
+    """The ranking with its last ``SOURCE_PLACES`` of the top ``k`` given to the best hits of
+    sources that have none above them. A question answered in one source can rank first there
+    and still be pushed out of the top k by a source whose scores run higher for every question
+    (an English mailbox against a Chinese chat, for an English question); the hits it takes the
+    place of follow it, nothing is dropped."""
+    if len(ranked) <= k or k <= SOURCE_PLACES:
+        return ranked
+    top = ranked[:k]
+    seen = {i for i, _, _ in top}
+    floor = top[-1][2] * SOURCE_FLOOR
+    best: dict[int, Candidate] = {}
+    for c in ranked[k:]:
+        if c[0] not in seen:
+            seen.add(c[0])  # only a source's best hit may take a place
+            if c[2] >= floor:
+                best[c[0]] = c
+    room = sorted(best.values(), key=lambda t: -t[2])[:SOURCE_PLACES]
+    if not room:
+        return ranked
+    moved = set(room)
+    kept = k - len(room)
+    return top[:kept] + room + top[kept:] + [c for c in ranked[k:] if c not in moved]

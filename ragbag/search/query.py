@@ -27,7 +27,7 @@ from ragbag.index.compact.search import search_compact
 from ragbag.index.params import Params
 from ragbag.index.published import home_model
 from ragbag.models import embedding
-from ragbag.search import filters, fusion, mentions, people, snapshot
+from ragbag.search import filters, fusion, mentions, people, rare_words, snapshot
 from ragbag.search.fusion import Candidate
 from ragbag.search.request import SearchRequest
 from ragbag.search.snapshot import Snapshot, load, published_anywhere
@@ -101,6 +101,7 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
             theirs_kw = _top(kw_scores, named, pool, positive=True)
             theirs = fusion.fuse(theirs_vec, theirs_kw, r.fusion, share, r.rrf_k, model)
             ranked = mentions.lift(ranked, theirs)
+        ranked = rare_words.lift(ranked, r.query, [s.keyword for s in snaps], masks)
     else:
         ranked = (vec if r.mode == "vector" else kw) or []
     if r.rerank > 0:
@@ -111,6 +112,8 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
         )
     if r.mode != "vector":
         ranked = exact.promote(ranked, exact.terms(r.query), lambda i, j: _searchable(snaps[i].records[j]))
+    if r.mode == "hybrid" and len(snaps) > 1:
+        ranked = fusion.make_room(ranked, r.k)
     if r.min_score is not None:
         ranked = [t for t in ranked if t[2] >= r.min_score]
     if r.collapse:  # with context, later hits may fold into earlier passages: keep a margin
