@@ -91,9 +91,11 @@ $(NPM_PREFIX)/node_modules/.package-lock.json: tests/inspector/package.json test
 
 # The Dagster UI over the demo home (or RAGBAG_HOME=... make ui), bound to loopback; umask 077 so
 # the webserver's and daemon's own files (run history, schedules) are owner-only like the rest.
+# `dg dev` (Dagster's successor to `dagster dev`, which warns that it is superseded) loads the
+# project's definitions from pyproject.toml's [tool.dg]; ragbag has no YAML components to check.
 ui: setup
 	umask 077 && RAGBAG_HOME="$${RAGBAG_HOME:-$(DEMO_HOME)}" DAGSTER_HOME="$${RAGBAG_HOME:-$(DEMO_HOME)}/dagster" \
-	  $(BIN)/dagster dev -h 127.0.0.1 -p 3000
+	  VIRTUAL_ENV="$(abspath $(VENV))" $(BIN)/dg dev --no-check-yaml -h 127.0.0.1 -p 3000
 
 # Rebuild every source of one connector as one backfill run (after a chunker or model change):
 # RAGBAG_HOME=~/.ragbag make backfill CONNECTOR=files

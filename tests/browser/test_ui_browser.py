@@ -25,7 +25,7 @@ from conftest import CHROMIUM, ROOT, cli, launch_chromium, listening_addresses, 
 
 from ragbag.pipeline.stages import STAGES
 
-DAGSTER = str(Path(sys.executable).parent / "dagster")
+DG = str(Path(sys.executable).parent / "dg")  # as `make ui` starts it
 # Started in a new session with default SIGINT/SIGTERM: a parent that was itself started with `&`
 # leaves SIGINT ignored, and `dagster dev` would then outlive the test.
 _RESTORE_SIGNALS = (
@@ -74,10 +74,15 @@ def test_dagster_ui_in_a_browser_shows_sources_checks_and_automation(home, tmp_p
     shots.mkdir()
 
     port = _free_port()
-    env = {**os.environ, "RAGBAG_HOME": str(home.root), "DAGSTER_HOME": str(home.dagster_home)}
+    env = {
+        **os.environ,
+        "RAGBAG_HOME": str(home.root),
+        "DAGSTER_HOME": str(home.dagster_home),
+        "VIRTUAL_ENV": str(Path(sys.executable).parent.parent),
+    }
     log = open(tmp_path / "dagster-dev.log", "wb")
     proc = subprocess.Popen(
-        [sys.executable, "-c", _RESTORE_SIGNALS, DAGSTER, "dev", "-h", "127.0.0.1", "-p", str(port)],
+        [sys.executable, "-c", _RESTORE_SIGNALS, DG, "dev", "--no-check-yaml", "-h", "127.0.0.1", "-p", str(port)],
         cwd=ROOT,
         env=env,
         stdout=log,
@@ -107,6 +112,8 @@ def test_dagster_ui_in_a_browser_shows_sources_checks_and_automation(home, tmp_p
         stop_group(proc, grace=45)
         log.close()
     assert proc.poll() is not None
+    said = (tmp_path / "dagster-dev.log").read_text(errors="replace")
+    assert "Warning" not in said and "superseded" not in said, said[-3000:]  # e.g. `dagster dev`'s SupersessionWarning
 
     for name in ("asset-graph.png", "files-group.png", "files-bm25-partitions.png"):
         png = shots / name
