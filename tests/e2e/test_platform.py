@@ -40,7 +40,7 @@ def test_dagster_yaml_disables_telemetry_and_limits_the_lance_pool(home):
 def test_make_ui_binds_loopback_only():
     out = subprocess.run(["make", "-n", "ui"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    line = next(ln for ln in out.stdout.splitlines() if "dagster dev" in ln)
+    line = next(ln for ln in out.stdout.splitlines() if "dg dev" in ln)
     assert "-h 127.0.0.1" in line and "0.0.0.0" not in line
 
 

@@ -137,7 +137,7 @@ def test_servers_bind_to_loopback_only():
     """What `make ui` starts: the Dagster webserver on 127.0.0.1 (the MCP server speaks stdio)."""
     makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
     ui = makefile.split("\nui:", 1)[1].split("\n\n", 1)[0]
-    assert "dagster dev -h 127.0.0.1" in ui and "umask 077" in ui
+    assert "dg dev --no-check-yaml -h 127.0.0.1" in ui and "umask 077" in ui
 
 
 def test_every_ragbag_process_writes_privately(tmp_path):
