@@ -101,7 +101,7 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
             theirs_kw = _top(kw_scores, named, pool, positive=True)
             theirs = fusion.fuse(theirs_vec, theirs_kw, r.fusion, share, r.rrf_k, model)
             ranked = mentions.lift(ranked, theirs)
-        ranked = rare_words.lift(ranked, r.query, [s.keyword for s in snaps], masks)
+        ranked = rare_words.lift(ranked, r.query, [s.keyword for s in snaps], [len(s.rows) for s in snaps], masks)
     else:
         ranked = (vec if r.mode == "vector" else kw) or []
     if r.rerank > 0:

@@ -38,10 +38,14 @@ def written_as_names(query: str) -> list[str]:
 
 
 def lift(
-    ranked: list[Candidate], query: str, keywords: Sequence[bm25.Keywords | None], masks: Sequence[np.ndarray | None]
+    ranked: list[Candidate],
+    query: str,
+    keywords: Sequence[bm25.Keywords | None],
+    sizes: Sequence[int],
+    masks: Sequence[np.ndarray | None],
 ) -> list[Candidate]:
     """The ranking with the one record that holds a word of ``query`` written as a name lifted
-    (per source: its keyword index, its rows' mask; rows past ``len(mask)`` are none of them)."""
+    (per source: its keyword index, its number of rows and their mask)."""
     held: set[tuple[int, int]] = set()
     for word in written_as_names(query):
         tokens = bm25.tokenize(word)
@@ -49,9 +53,9 @@ def lift(
             continue
         rows = [
             (i, int(j))
-            for i, (kw, m) in enumerate(zip(keywords, masks))
+            for i, (kw, n, m) in enumerate(zip(keywords, sizes, masks))
             if kw is not None
-            for j in _held(kw, tokens[0], m)
+            for j in _held(kw, tokens[0], n, m)
         ]
         if len(rows) == 1:
             held.add(rows[0])
@@ -63,6 +67,7 @@ def lift(
     return sorted(((i, j, s) for (i, j), s in best.items()), key=lambda t: -t[2])
 
 
-def _held(kw: bm25.Keywords, token: str, mask: np.ndarray | None) -> np.ndarray:
+def _held(kw: bm25.Keywords, token: str, n: int, mask: np.ndarray | None) -> np.ndarray:
     rows = bm25.holders(kw, token)
+    rows = rows[rows < n]  # the index's rows past the snapshot's are none of its records
     return rows[mask[rows]] if mask is not None else rows
