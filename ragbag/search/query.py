@@ -74,6 +74,7 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
     if r.person is not None:
         masks = _of_person(home, r.person, snaps, masks)
     pool = max(100, 10 * r.k)
+    known = _contacts(home)  # who the people fields name: the lift below, the names of the hits
     vec: list[Candidate] | None = None
     kw: list[Candidate] | None = None
     model = _one_model(home, snaps) if r.mode in ("hybrid", "vector") else None
@@ -95,7 +96,7 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
     if r.mode == "hybrid":
         share = r.alpha if r.alpha is not None else fusion.vector_share(r.query, model, r.fusion)
         ranked = fusion.fuse(vec, kw, r.fusion, share, r.rrf_k, model)
-        named = None if r.person is not None else _named(home, r.query, snaps, masks)
+        named = None if r.person is not None else _named(known, r.query, snaps, masks)
         if named is not None:  # the people the query names: their best rows, lifted
             theirs_vec = _vector_top(snaps, qv, named, pool, model, r.width, r.recompute) if model else None
             theirs_kw = _top(kw_scores, named, pool, positive=True)
@@ -122,7 +123,7 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
     kw_d = {(i, j): sc * ceilings[i] for i, j, sc in (kw or [])}  # BM25, whatever the fusion
     out: list[Hit] = []
     covered: set[tuple[int, int]] = set()
-    contacts = people.book(_contacts(home)) if ranked else None
+    contacts = people.book(known) if ranked else None
     for i, j, score in ranked:
         if len(out) == r.k:
             break
@@ -295,10 +296,10 @@ def _contacts(home: Home) -> list[dict[str, Any]]:
 
 
 def _named(
-    home: Home, query: str, snaps: list[Snapshot], masks: list[np.ndarray | None]
+    contacts: list[dict[str, Any]], query: str, snaps: list[Snapshot], masks: list[np.ndarray | None]
 ) -> list[np.ndarray | None] | None:
     """The rows of the people ``query`` names (``search.mentions``), within ``masks``."""
-    return mentions.masks(query, _contacts(home), [s.records for s in snaps], [s.memo for s in snaps], masks)
+    return mentions.masks(query, contacts, [s.records for s in snaps], [s.memo for s in snaps], masks)
 
 
 def _of_person(
