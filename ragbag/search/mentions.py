@@ -75,10 +75,11 @@ def named(query: str, names: Names) -> list[str]:
     """The names of the home's people ``query`` names (see the module doc), each one person."""
     tokens = list(_TOKEN.finditer(query))
     folded = {t.group().casefold() for t in tokens}
+    as_names = {w.casefold() for w in written_as_names(query)}
     found: set[str] = set()
     for words in {k for w in folded for k in names.keys.get(w, ())}:  # names holding a query word
         name = names.whole[words]
-        as_name = len(words) > 1 or name in names.nicknames or _capital_word(query, tokens, name)
+        as_name = len(words) > 1 or name in names.nicknames or name.casefold() in as_names
         if words <= folded and as_name:
             found.add(names.nicknames.get(name, name))
     for n in names.caseless:
@@ -86,7 +87,7 @@ def named(query: str, names: Names) -> list[str]:
             found.add(n)
     for t in tokens:
         holders = _fullest(names.by_word.get(t.group().casefold(), frozenset()))
-        if len(holders) == 1 and _capital_word(query, tokens, t.group()):
+        if len(holders) == 1 and t.group().casefold() in as_names:
             found |= holders
     return sorted(_fullest(found))
 
@@ -178,19 +179,17 @@ def _names_in(rec: dict[str, Any]) -> set[str]:
     return {n for n in found if n}
 
 
-def _capital_word(query: str, tokens: list[re.Match[str]], word: str) -> bool:
-    """Whether ``word`` stands in the query as a name: with a capital (or caseless), and not its
-    first word unless possessive."""
-    for k, t in enumerate(tokens):
-        if t.group().casefold() != word.casefold():
-            continue
-        written = t.group()
-        if written[:1].islower():
-            continue
-        if k == 0 and not _POSSESSIVE.match(query, t.end()):
-            continue
-        return True
-    return False
+def written_as_names(query: str, caseless: bool = True) -> list[str]:
+    """The words of ``query`` written as names: with a capital (or, with ``caseless``, in a script
+    without case), but its first word only when possessive ("Tom's …"), since a sentence's first
+    word is capitalised whatever it is."""
+    tokens = list(_TOKEN.finditer(query))
+    return [
+        t.group()
+        for k, t in enumerate(tokens)
+        if (t.group()[:1].isupper() or (caseless and not t.group()[:1].islower()))
+        and (k > 0 or _POSSESSIVE.match(query, t.end()))
+    ]
 
 
 def _words(name: str) -> frozenset[str]:

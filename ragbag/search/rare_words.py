@@ -11,30 +11,17 @@ fusion: in a small home most words are rare, and lifting them all ranked worse.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
 
 from ragbag.index import bm25
+from ragbag.search import mentions
 from ragbag.search.fusion import Candidate
 
 # Chosen on the personal set's tune half among 0.1, 0.2 and 0.5 (benchmarks/README.md, "A word
 # one record holds"): hit@10 equal, MRR 0.7307 / 0.7301 / 0.7301 against 0.7272 without.
 LIFT = 0.2
-_TOKEN = re.compile(r"\w+")
-_POSSESSIVE = re.compile(r"\s*['’]s\b")
-
-
-def written_as_names(query: str) -> list[str]:
-    """The words of ``query`` written with a capital, but its first word only when possessive
-    ("Tom's …"): a sentence's first word is capitalised whatever it is."""
-    tokens = list(_TOKEN.finditer(query))
-    return [
-        t.group()
-        for k, t in enumerate(tokens)
-        if t.group()[:1].isupper() and (k > 0 or _POSSESSIVE.match(query, t.end()))
-    ]
 
 
 def lift(
@@ -47,7 +34,7 @@ def lift(
     """The ranking with the one record that holds a word of ``query`` written as a name lifted
     (per source: its keyword index, its number of rows and their mask)."""
     held: set[tuple[int, int]] = set()
-    for word in written_as_names(query):
+    for word in mentions.written_as_names(query, caseless=False):  # a CJK question's words are no names
         tokens = bm25.tokenize(word)
         if len(tokens) != 1:
             continue

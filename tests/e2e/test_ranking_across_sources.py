@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from conftest import materialize_source, write
 
-from ragbag.search import fusion, query, rare_words
+from ragbag.search import fusion, mentions, query, rare_words
 
 PLACES = ["Portugal", "Sicily", "Crete", "the Baltic coast", "Mallorca", "Lake Garda", "Provence", "Croatia"]
 THINGS = ["sunscreen", "sandals", "a sun hat", "swimwear", "linen shirts", "a beach towel", "sunglasses"]
@@ -62,5 +62,5 @@ def test_a_word_one_record_holds_ranks_it_first_in_another_language(home, monkey
     assert _titles(home, question)[0] == "Mietvertrag Weserstraße"
     monkeypatch.setattr(rare_words, "LIFT", 0.0)
     assert "Mietvertrag Weserstraße" not in _titles(home, question)  # the English notes on flats outrank it
-    assert rare_words.written_as_names("Where did the Kaution go, and the Miete?") == ["Kaution", "Miete"]
-    assert rare_words.written_as_names("Tom's Kaution") == ["Tom", "Kaution"]
+    assert mentions.written_as_names("Where did the Kaution go, and the Miete?", caseless=False) == ["Kaution", "Miete"]
+    assert mentions.written_as_names("Tom's Kaution") == ["Tom", "Kaution"]
