@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import dagster as dg
@@ -200,18 +201,98 @@ def write(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
-def cli(*args: str, env: dict | None = None, check: bool = True, timeout: int = 300) -> subprocess.CompletedProcess:
-    """Run the installed `ragbag` entry point in a subprocess."""
-    proc = subprocess.run(
-        [RAGBAG, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, **(env or {})},
-    )
+# Commands that serve until stopped: always a process of their own.
+_SERVERS = {"serve", "mcp"}
+# Variables an interpreter reads when it starts (an installed plugin's PYTHONPATH): a call that
+# sets one gets a process of its own.
+_READ_AT_START = ("PYTHON", "LD_", "OMP_", "MKL_", "OPENBLAS_")
+
+
+def cli(
+    *args: str, env: dict | None = None, check: bool = True, timeout: int = 300, fresh: bool = False
+) -> subprocess.CompletedProcess:
+    """Run `ragbag ARGS` as the terminal does, its exit code and output as a CompletedProcess.
+
+    By default the CLI's ``main`` runs in this process (``in_process``): the same function the
+    installed entry point calls, without the seconds each new process spends importing Dagster,
+    LanceDB and torch and loading the models, which most of the suite's calls would otherwise
+    spend. ``fresh=True`` (and servers, calls from another thread, and an ``env`` an interpreter
+    reads at its start) run the installed entry
+    point in a subprocess: for tests whose point is a new process (what it imports, its files
+    left behind, a signal), and `tests/e2e/test_cli.py`, which covers the entry point itself."""
+    at_start = any(key.startswith(_READ_AT_START) for key in env or {})
+    if fresh or at_start or (args and args[0] in _SERVERS) or threading.current_thread() is not threading.main_thread():
+        proc = subprocess.run(
+            [RAGBAG, *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, **(env or {})},
+        )
+    else:
+        proc = in_process(list(args), env or {})
     if check and proc.returncode != 0:
         raise AssertionError(f"ragbag {' '.join(args)} -> {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
     return proc
+
+
+def in_process(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    """``ragbag.apps.cli.main.main`` with ``args`` as its argv and ``env`` over this process's
+    environment; its stdout and stderr captured, its exit code returned as a subprocess's would be
+    (a traceback that escaped it is on stderr, code 1). What a command changes in the process
+    (the environment, umask, temporaries folder, the SIGTERM/SIGINT handlers, the homes it has
+    met) is put back; it meets each home as a new process does (``private.first_time``)."""
+    import contextlib
+    import io
+    import tempfile
+    import traceback
+
+    from ragbag.apps.cli.main import main
+    from ragbag.core import private as private_module
+
+    saved_env, saved_argv = dict(os.environ), sys.argv
+    saved_tmp, saved_app = tempfile.tempdir, private_module._application
+    saved_met = set(private_module._tightened)  # a new process has met no home yet
+    private_module._tightened.clear()
+    umask = os.umask(0o022)
+    os.umask(umask)
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="replace", newline=None)
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="replace", newline=None)
+    code = 0
+    try:
+        os.environ.update(env)
+        sys.argv = [RAGBAG, *args]
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main()
+            except SystemExit as e:
+                if e.code is None or isinstance(e.code, int):
+                    code = e.code or 0
+                else:
+                    print(e.code, file=sys.stderr)
+                    code = 1
+            except KeyboardInterrupt:
+                code = 130
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+    finally:
+        sys.argv = saved_argv
+        os.environ.clear()
+        os.environ.update(saved_env)
+        os.umask(umask)
+        tempfile.tempdir, private_module._application = saved_tmp, saved_app
+        private_module._tightened.clear()
+        private_module._tightened.update(saved_met)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+
+    def text(stream: io.TextIOWrapper) -> str:
+        stream.flush()
+        return stream.buffer.getvalue().decode("utf-8", "replace")  # type: ignore[attr-defined]
+
+    return subprocess.CompletedProcess([RAGBAG, *args], code, text(out), text(err))
 
 
 def strict_json(text: str):

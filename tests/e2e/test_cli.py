@@ -6,7 +6,18 @@ import json
 import stat
 
 import pytest
-from conftest import cli, cli_json, write
+from conftest import cli as _cli
+from conftest import strict_json, write
+
+
+def cli(*args: str, **kw):
+    """The installed entry point in a process of its own: this module covers the command itself."""
+    return _cli(*args, fresh=True, **kw)
+
+
+def cli_json(*args: str, **kw):
+    return strict_json(cli(*args, "--json", **kw).stdout)
+
 
 DOCS = {
     "recipes/pancakes.md": "# Pancakes\n\nWhisk two eggs with milk and flour; rest the batter ten minutes "
