@@ -10,7 +10,7 @@ stays ``bm25`` (see ``stages.PUBLISH``).
 
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from types import ModuleType
 from typing import Any
@@ -22,7 +22,8 @@ from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
 from ragbag.index.store import Store
 from ragbag.orchestration.dagster_internals import cron_string_iterator
-from ragbag.orchestration.pool import POOL
+from ragbag.orchestration.instance import dagster_instance
+from ragbag.orchestration.pool import POOL, ensure_pool
 from ragbag.orchestration.resources import RagbagHome
 from ragbag.pipeline import stages
 
@@ -43,6 +44,24 @@ def partitions_for(connector: str) -> dg.DynamicPartitionsDefinition:
 
 def job_name(connector: str) -> str:
     return f"build_{connector}"
+
+
+def sync_partitions(home: Home, add: Iterable[Source] = (), remove: Iterable[Source] = (), instance=None) -> None:
+    """Add/remove the dynamic partitions of sources in the shared Dagster instance (``instance``,
+    when the caller holds it: opening one reads its storage's schema)."""
+    add, remove = list(add), list(remove)
+    if not add and not remove:
+        return
+    instance = instance or dagster_instance(home)
+    ensure_pool(instance, home)
+    for src in add:
+        pname = partitions_for(src.connector).name
+        if not instance.has_dynamic_partition(pname, src.name):
+            instance.add_dynamic_partitions(pname, [src.name])
+    for src in remove:
+        pname = partitions_for(src.connector).name
+        if instance.has_dynamic_partition(pname, src.name):
+            instance.delete_dynamic_partition(pname, src.name)
 
 
 def schedule_interval(cron: str) -> timedelta:

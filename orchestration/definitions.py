@@ -1,18 +1,36 @@
-"""Definitions loaded by ``workspace.yaml`` and by the CLI: the same code path for both."""
+"""The code location's definitions: what `dagster dev` (``workspace.yaml``), the Dagster CLI
+(``-m ragbag.orchestration.definitions``) and ragbag's runner load, from one function.
+
+``defs`` is the home's ($RAGBAG_HOME): a group, job and schedule for each connector the home has
+a source of and for no other (a local user's UI shows their data, not a group for every
+connector ragbag knows), and each source registered as its connector's partition as the module
+loads, so a source `ragbag add` wrote into ``sources.yaml`` is a partition for the UI and for
+`dagster asset materialize --partition NAME` without `add` opening Dagster's storage. A source of
+a new connector added while `dagster dev` runs gets its partition from the sources sensor, and
+its group when the code location is reloaded (the sensor's log says so). The runner builds one
+connector's definitions for each run (``definitions_for``), whatever the home holds.
+"""
 
 from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable
 
 import dagster as dg
 
 from ragbag import connectors
-from ragbag.orchestration.chain import RagbagHome, connector_chain, freshness_for, job_name
+from ragbag.core.home import Home
+from ragbag.orchestration.chain import RagbagHome, connector_chain, freshness_for, job_name, sync_partitions
 from ragbag.orchestration.schedules import connector_schedule, cron_for, override_sensor
 from ragbag.orchestration.sensors import change_sensor, reaper_sensor, sources_sensor
 
 
-def build_definitions() -> dg.Definitions:
+def build_definitions(names: Iterable[str] | None = None) -> dg.Definitions:
+    """The assets, jobs, schedules and sensors of the connectors ``names`` (every one when None)."""
+    wanted = set(connectors.NAMES if names is None else names)
     assets, jobs, schedules = [], [], []
-    for name in connectors.NAMES:
+    for name in (n for n in connectors.NAMES if n in wanted):
         module = connectors.get(name)
         # bm25's freshness follows the connector's refresh cron (per-source overrides aside).
         assets.extend(connector_chain(name, module, freshness=freshness_for(cron_for(module))))
@@ -33,9 +51,25 @@ def build_definitions() -> dg.Definitions:
         assets=assets,
         jobs=jobs,
         schedules=schedules,
-        sensors=[sources_sensor, change_sensor(jobs), override_sensor(jobs), reaper_sensor, automation],
+        sensors=[sources_sensor(jobs), change_sensor(jobs), override_sensor(jobs), reaper_sensor, automation],
         resources={"ragbag": RagbagHome()},
     )
 
 
-defs = build_definitions()
+@functools.cache
+def definitions_for(connector: str) -> dg.Definitions:
+    """One connector's definitions, for the runner's runs of its sources."""
+    return build_definitions([connector])
+
+
+def home_definitions(home: Home) -> dg.Definitions:
+    """The definitions of the connectors ``home`` has sources of, its sources registered as
+    partitions in the instance of ``$DAGSTER_HOME`` (without one, `dagster dev` runs on a
+    throwaway instance, where the sources sensor registers them)."""
+    sources = list(home.sources().values())
+    if sources and os.environ.get("DAGSTER_HOME"):
+        sync_partitions(home, add=sources, instance=dg.DagsterInstance.get())
+    return build_definitions({src.connector for src in sources})
+
+
+defs = home_definitions(Home())

@@ -1,8 +1,9 @@
 """The home's Dagster instance: ``$RAGBAG_HOME/dagster``, shared by the CLI's runs and `dagster dev`.
 
-Its ``dagster.yaml`` is ragbag's only in two keys: telemetry off (nothing leaves the machine) and
-one run step at a time in the default pool (one writer). A user's other keys (Postgres storage,
-docs/scale-out.md) are kept, and so are their own values for these two.
+Its ``dagster.yaml`` is ragbag's only in three keys: telemetry off (nothing leaves the machine),
+the UI's first-visit "join the community" dialog off (``nux``: a local user opens the UI to see
+their builds), and one run step at a time in the default pool (one writer). A user's other keys
+(Postgres storage, docs/scale-out.md) are kept, and so are their own values for these three.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.private import write_private
 
-_DAGSTER_YAML = "telemetry:\n  enabled: false\nconcurrency:\n  pools:\n    default_limit: 1\n"
+_DAGSTER_YAML = "telemetry:\n  enabled: false\nnux:\n  enabled: false\nconcurrency:\n  pools:\n    default_limit: 1\n"
 
 
 def use_home(home: Home) -> Home:
@@ -39,8 +40,8 @@ def dagster_instance(home: Home) -> Any:
 
 
 def ensure_dagster_yaml(path: Path) -> None:
-    """Telemetry off and one writer at a time, also in a dagster.yaml written by an older ragbag
-    or edited by the user (their other settings are kept)."""
+    """Telemetry and the UI's dialog off and one writer at a time, also in a dagster.yaml written
+    by an older ragbag or edited by the user (their other settings are kept)."""
     wanted = yaml.safe_load(_DAGSTER_YAML)
     try:
         current = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else {}

@@ -20,17 +20,19 @@ from ragbag.core.home import Home
 POOL = "ragbag_lance"
 
 
-def ensure_pool(instance) -> None:
+def ensure_pool(instance, home: Home) -> None:
     """Create the LanceDB writers' pool slots now, from `default_limit`, if none exist yet.
 
     Dagster allocates a pool's slots lazily, at the first claim; two `ragbag build` processes
     claiming first at the same moment on SQLite storage once both ran a step in the pool (their
-    `documents` steps overlapped). `ragbag add` and every build create the slots up front, so
-    concurrent builds find them there.
+    `documents` steps overlapped). Every build, and the code location as it loads, create the
+    slots up front, one process at a time (a lock in the home), so concurrent builds find them
+    there and never make them twice.
     """
-    storage = instance.event_log_storage
-    if storage.get_concurrency_info(POOL).slot_count == 0:
-        storage.initialize_concurrency_limit_to_default(POOL)
+    with leases.exclusive(home.state_dir / "pool.lock"):
+        storage = instance.event_log_storage
+        if storage.get_concurrency_info(POOL).slot_count == 0:
+            storage.initialize_concurrency_limit_to_default(POOL)
 
 
 def reap_dead_runs(instance, home: Home) -> list[str]:

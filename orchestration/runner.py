@@ -14,7 +14,7 @@ import shutil
 import sys
 import time
 import uuid
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
@@ -23,6 +23,7 @@ from ragbag.core.errors import StorageFault
 from ragbag.core.home import Home, Source
 from ragbag.core.storage_faults import explain
 from ragbag.orchestration import build_report
+from ragbag.orchestration.chain import sync_partitions
 from ragbag.orchestration.instance import dagster_instance
 from ragbag.orchestration.pool import ensure_pool, reap_dead_runs
 
@@ -37,26 +38,6 @@ _abandoned: set[str] = set()
 # A `dagster dev` run's process is known by its steps' leases, and between one step's end and
 # the next one's start it holds none: this long without one, it is taken for dead.
 BETWEEN_STEPS_S = 5.0
-
-
-def sync_partitions(home: Home, add: Iterable[Source] = (), remove: Iterable[Source] = (), instance=None) -> None:
-    """Add/remove the dynamic partitions of sources in the shared Dagster instance (``instance``,
-    when the caller holds it: opening one reads its storage's schema)."""
-    add, remove = list(add), list(remove)
-    if not add and not remove:
-        return
-    from ragbag.orchestration.chain import partitions_for
-
-    instance = instance or dagster_instance(home)
-    ensure_pool(instance)
-    for src in add:
-        pname = partitions_for(src.connector).name
-        if not instance.has_dynamic_partition(pname, src.name):
-            instance.add_dynamic_partitions(pname, [src.name])
-    for src in remove:
-        pname = partitions_for(src.connector).name
-        if instance.has_dynamic_partition(pname, src.name):
-            instance.delete_dynamic_partition(pname, src.name)
 
 
 class BuildsStopped(StorageFault):
@@ -86,7 +67,7 @@ def run_builds(
 
     _terminable_children()
     instance = dagster_instance(home)
-    ensure_pool(instance)
+    ensure_pool(instance, home)
     reap_dead_runs(instance, home)  # a killed build's run and slot, even when nothing else runs
     _settle(instance)
     reports: dict[str, dict[str, Any]] = {}
@@ -141,20 +122,24 @@ def _build(home: Home, instance, src: Source, tags: dict[str, str]) -> tuple[dic
     """One source's run and its report, also when ``ragbag remove`` took the source meanwhile or
     the disk failed under it (then that fault too)."""
     from ragbag.orchestration.chain import job_name
-    from ragbag.orchestration.definitions import defs
+    from ragbag.orchestration.definitions import definitions_for
 
     started = time.time()
     if _removed(home, src):  # by `ragbag remove` while the sources before it built
         return build_report.failed(src, build_report.REMOVED, 0), None
     run_id = str(uuid.uuid4())  # known even when Dagster cannot record the run
     try:
-        result = defs.resolve_job_def(job_name(src.connector)).execute_in_process(
-            run_id=run_id,
-            partition_key=src.name,
-            instance=instance,
-            raise_on_error=False,
-            tags={**tags, "ragbag/source": src.name},
-            run_config=_QUIET,
+        result = (
+            definitions_for(src.connector)
+            .resolve_job_def(job_name(src.connector))
+            .execute_in_process(
+                run_id=run_id,
+                partition_key=src.name,
+                instance=instance,
+                raise_on_error=False,
+                tags={**tags, "ragbag/source": src.name},
+                run_config=_QUIET,
+            )
         )
     except Exception as e:  # Dagster could not record the run: its storage failed
         if _removed(home, src):

@@ -53,6 +53,8 @@ def connector_schedule(connector: str, module: ModuleType) -> dg.ScheduleDefinit
 
 
 def override_sensor(jobs: list) -> dg.SensorDefinition:
+    loaded = {job.name for job in jobs}
+
     @dg.sensor(
         name="ragbag_source_schedules",
         jobs=jobs,
@@ -66,7 +68,7 @@ def override_sensor(jobs: list) -> dg.SensorDefinition:
         runs = []
         for name, src in sorted(ragbag.home().sources().items()):
             cron = src.options.get("schedule")
-            if not cron:
+            if not cron or job_name(src.connector) not in loaded:  # a connector loaded after a reload
                 continue
             if not valid_cron(cron):
                 context.log.warning(f"source {name!r}: invalid schedule {cron!r}, ignored")

@@ -25,7 +25,8 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT))
     from ragbag import connectors
     from ragbag.core.home import Home
-    from ragbag.orchestration.runner import _instance, sync_partitions
+    from ragbag.orchestration.chain import sync_partitions
+    from ragbag.orchestration.instance import dagster_instance
 
     if connector not in connectors.NAMES:
         print(f"backfill: unknown connector {connector!r}; one of {', '.join(connectors.NAMES)}", file=sys.stderr)
@@ -36,7 +37,7 @@ def main(argv: list[str]) -> int:
         print(f"backfill: no {connector} sources registered in {home.sources_file}", file=sys.stderr)
         return 2
     sync_partitions(home, add=sources)  # use_home() also points DAGSTER_HOME at the home
-    keys = _instance(home).get_dynamic_partitions(f"{connector}_sources")
+    keys = dagster_instance(home).get_dynamic_partitions(f"{connector}_sources")
     cmd = [
         str(Path(sys.executable).parent / "dagster"),
         "asset",

@@ -32,7 +32,8 @@ class Removal:
 def remove(home: Home, name: str, waiting: Callable[[str], None] = lambda _: None) -> Removal:
     """Remove the source ``name`` and every byte of it. ``waiting`` hears why it waits (a build
     writing now, a run of the source still ending)."""
-    from ragbag.orchestration.runner import forget_runs, sync_partitions, wait_for_runs
+    from ragbag.orchestration.chain import sync_partitions
+    from ragbag.orchestration.runner import forget_runs, wait_for_runs
 
     src = home.source(name)
     with leases.exclusive(home.writer_lock, lambda: waiting("a build is writing; waiting for its step to end")):

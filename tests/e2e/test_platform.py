@@ -13,7 +13,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 import yaml
-from conftest import ROOT, TWO_SOURCES_QUERIES, assert_searchable, platform_env, two_sources
+from conftest import ROOT, TWO_SOURCES_QUERIES, assert_searchable, cli, platform_env, two_sources, write
 
 from ragbag.pipeline.stages import STAGES, TABLE
 
@@ -27,14 +27,47 @@ def test_dagster_yaml_disables_telemetry_and_limits_the_lance_pool(home):
     path = home.dagster_home / "dagster.yaml"
     config = yaml.safe_load(path.read_text())
     assert config["telemetry"]["enabled"] is False
+    assert config["nux"]["enabled"] is False  # no "join the community" dialog on the UI's first visit
     assert config["concurrency"]["pools"]["default_limit"] == 1
     assert oct(path.stat().st_mode & 0o777) == "0o600"
     instance = dg.DagsterInstance.from_config(str(home.dagster_home))
     try:
         assert instance.telemetry_enabled is False
+        assert instance.nux_enabled is False
         assert instance.get_concurrency_config().pool_config.default_pool_limit == 1
     finally:
         instance.dispose()
+
+
+def test_the_code_location_shows_the_homes_connectors_and_registers_its_sources(home, tmp_path):
+    """`ragbag add` writes sources.yaml and never opens Dagster (no partition yet); loading the
+    code location, as `dagster dev` or the Dagster CLI do, gives a group and job for each
+    connector with a source and none for the others, and registers every source as a partition."""
+    cli("add", "files", "notes", str(write(tmp_path / "notes", {"a.md": "# A\n\nAlpha.\n"})))
+    cli("add", "code", "snippets", str(write(tmp_path / "code", {"a.py": "def alpha():\n    return 1\n"})))
+    with dg.DagsterInstance.from_config(str(home.dagster_home)) as instance:
+        assert instance.get_dynamic_partitions("files_sources") == []
+    code = (
+        "import json\n"
+        "from ragbag.orchestration.definitions import defs\n"
+        "repo = defs.get_repository_def()\n"
+        "print(json.dumps({'groups': sorted({k.path[0] for k in repo.asset_graph.get_all_asset_keys()}),"
+        " 'jobs': sorted(j.name for j in repo.get_all_jobs() if not j.name.startswith('__')),"
+        " 'schedules': sorted(s.name for s in repo.schedule_defs)}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=platform_env(home), cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    shown = json.loads(out.stdout.strip().splitlines()[-1])
+    assert shown == {
+        "groups": ["code", "files"],
+        "jobs": ["build_code", "build_files"],
+        "schedules": ["refresh_code", "refresh_files"],
+    }
+    with dg.DagsterInstance.from_config(str(home.dagster_home)) as instance:
+        assert instance.get_dynamic_partitions("files_sources") == ["notes"]
+        assert instance.get_dynamic_partitions("code_sources") == ["snippets"]
 
 
 def test_make_ui_binds_loopback_only():
@@ -50,8 +83,10 @@ def test_make_ui_binds_loopback_only():
 def test_every_stage_is_in_the_lance_pool_with_a_single_run_backfill_policy_and_bm25_has_freshness():
     from ragbag import connectors
     from ragbag.orchestration.chain import POOL
-    from ragbag.orchestration.definitions import defs
+    from ragbag.orchestration.definitions import build_definitions
     from ragbag.orchestration.schedules import cron_for
+
+    defs = build_definitions()
 
     for name in connectors.NAMES:
         for stage in STAGES:
@@ -146,13 +181,7 @@ def test_backfill_rebuilds_a_connectors_sources_in_one_run_from_the_cli(home, tm
 def test_two_sources_of_one_connector_build_at_once_into_one_home(home, tmp_path):
     """Two `ragbag build` processes, different sources, same LanceDB tables: both complete and are
     searchable, and the pool never let two steps write at the same time."""
-    two_sources(tmp_path)
-    # `ragbag add` created the pool's one slot: the two builds do not race to allocate it.
-    instance = dg.DagsterInstance.from_config(str(home.dagster_home))
-    try:
-        assert instance.event_log_storage.get_concurrency_info("ragbag_lance").slot_count == 1
-    finally:
-        instance.dispose()
+    two_sources(tmp_path)  # `ragbag add` opens no Dagster storage: the two builds make the pool's slot
     procs = {
         name: subprocess.Popen(
             [str(BIN / "ragbag"), "build", name, "--json"],
@@ -175,6 +204,8 @@ def test_two_sources_of_one_connector_build_at_once_into_one_home(home, tmp_path
 
     instance = dg.DagsterInstance.from_config(str(home.dagster_home))
     try:
+        # Made once, by whichever build came first (ensure_pool's lock): one writer's slot, not two.
+        assert instance.event_log_storage.get_concurrency_info("ragbag_lance").slot_count == 1
         # Each step writes only while it holds the writers' lock: the span its materialisation
         # records (``writers_lock``, taken inside the lock) never overlaps another run's.
         # Dagster's STEP_START/STEP_SUCCESS spans may: its SQLite slot claim can race.

@@ -8,9 +8,10 @@ import dagster as dg
 from conftest import cli
 
 from ragbag.orchestration.chain import RagbagHome
-from ragbag.orchestration.definitions import defs
+from ragbag.orchestration.definitions import build_definitions
 from ragbag.orchestration.schedules import due
 
+defs = build_definitions()  # every connector's, whatever the home holds
 KNOWN = ("files", "code")
 
 
@@ -106,3 +107,27 @@ def test_change_sensor_refreshes_only_the_changed_source(home, tmp_path, instanc
     assert sorted(r.partition_key for r in third.run_requests) == ["a", "b"]
     (b / "y.md").write_text("# y, edited\n")
     assert [r.partition_key for r in tick(third.cursor).run_requests] == ["b"]
+
+
+def test_sources_sensor_registers_every_new_source_and_builds_those_its_definitions_load(home, tmp_path):
+    """A files-only code location (the home had only files sources when it loaded): a new code
+    source gets its partition but no run until a reload brings its job; a new files source both."""
+    from dagster._core.definitions.partitions.context import partition_loading_context
+
+    home.add_source("sensed-notes", "files", str(tmp_path), known=KNOWN)
+    home.add_source("sensed-code", "code", str(tmp_path), known=KNOWN)
+    files_only = build_definitions(["files"])
+    # The home's own instance, as the daemon's: it has a ref, which resolving a run request for a
+    # partition this same tick adds needs.
+    with dg.DagsterInstance.from_config(str(home.dagster_home)) as instance:
+        ctx = dg.build_sensor_context(
+            instance=instance,
+            instance_ref=instance.get_ref(),
+            resources=_resources(home),
+            repository_def=files_only.get_repository_def(),
+        )
+        with partition_loading_context(dynamic_partitions_store=instance):  # as the daemon evaluates it
+            result = files_only.resolve_sensor_def("ragbag_sources").evaluate_tick(ctx)
+    added = {r.partitions_def_name: list(r.partition_keys) for r in result.dynamic_partitions_requests}
+    assert added["files_sources"] == ["sensed-notes"] and added["code_sources"] == ["sensed-code"]
+    assert [(r.partition_key, r.job_name) for r in result.run_requests] == [("sensed-notes", "build_files")]

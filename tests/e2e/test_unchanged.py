@@ -137,8 +137,9 @@ def test_a_source_whose_files_are_not_walked_here_always_runs(home, tmp_path):
 
 def test_the_schedule_records_an_unchanged_source_instead_of_running_it(home, tmp_path, instance):
     from ragbag.orchestration.chain import RagbagHome
-    from ragbag.orchestration.definitions import defs
+    from ragbag.orchestration.definitions import build_definitions
 
+    defs = build_definitions(["files"])
     for name in ("same", "edited"):
         home.add_source(name, "files", str(write(tmp_path / name, DOCS)), known=("files",))
         build_in_process(home, name)

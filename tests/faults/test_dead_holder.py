@@ -148,7 +148,7 @@ def test_the_reaper_sensor_frees_a_dead_steps_slot_and_spares_a_live_one(home):
     gone = subprocess.Popen(["true"])
     gone.wait()
     with dg.DagsterInstance.from_config(str(home.dagster_home)) as instance:
-        ensure_pool(instance)
+        ensure_pool(instance, home)
         storage = instance.event_log_storage
         storage.initialize_concurrency_limit_to_default(POOL)
         storage.set_concurrency_slots(POOL, 2)

@@ -106,8 +106,9 @@ def add(
 
         connectors.get(connector)  # a plugin that cannot load says so now, not at the first build
     history = {k: v for k, v in (("versions", history_versions), ("days", history_days)) if v is not None}
+    # sources.yaml only: whatever opens Dagster next (a build, the code location, its sources
+    # sensor) registers the partition (ragbag.orchestration.definitions).
     src = home.add_source(name, connector, path or "", known=_known_connectors(), options=options, history=history)
-    _sync_partitions(home, add=[src])
     where = src.path or "default places: " + ", ".join(str(p) for p in found)
     console().print(f"added {src.connector} source [bold]{src.name}[/] → {markup(where)}")
     for other in _same_place(home, src):
@@ -190,8 +191,7 @@ def build(
             raise RagbagError("--docs needs exactly one source name: ragbag build NAME --docs PATH")
         registered = home.sources()
         if names[0] not in registered:
-            src = home.add_source(names[0], "files", docs, known=_known_connectors())
-            _sync_partitions(home, add=[src])
+            home.add_source(names[0], "files", docs, known=_known_connectors())
         elif Path(registered[names[0]].path) != Path(docs).expanduser().resolve():
             raise RagbagError(f"source {names[0]!r} already exists for {registered[names[0]].path}")
     registered = home.sources()
@@ -328,13 +328,6 @@ def _known_connectors() -> tuple[str, ...]:
     from ragbag import connectors
 
     return connectors.NAMES
-
-
-def _sync_partitions(home: Home, add=(), remove=()) -> None:
-    """Mirror a registry change into the Dagster instance, so the UI shows it at once."""
-    from ragbag.orchestration.runner import sync_partitions
-
-    sync_partitions(home, add=add, remove=remove)
 
 
 def _print_reports(reports: list[dict[str, Any]]) -> None:
