@@ -395,7 +395,7 @@ def test_compact_vectors_really_leave_the_disk(home, instance, tmp_path):
     """Bytes on disk: a compact home's LanceDB embeddings plus its graph weigh far less than the
     float32 vectors would, once the old table versions are reclaimed at publication."""
     words = "faucet meteor tax sourdough tyres budget dentist garden river violin".split()
-    files = {f"n{i}.txt": " ".join(words[(i * 7 + j) % 10] + f" item{i}-{j}" for j in range(60)) for i in range(60)}
+    files = {f"n{i}.txt": " ".join(words[(i * 7 + j) % 10] + f" item{i}-{j}" for j in range(30)) for i in range(40)}
     home.set_config("graph.profile", "compact")
     home.add_source("bulk", "files", str(write(tmp_path / "bulk", files)), known=("files",))
     meta = materialize_source(home, instance, "bulk")
