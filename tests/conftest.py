@@ -204,7 +204,7 @@ def write(root: Path, files: dict[str, str | bytes]) -> Path:
 # Commands that serve until stopped: always a process of their own.
 _SERVERS = {"serve", "mcp"}
 # Variables an interpreter reads when it starts (an installed plugin's PYTHONPATH): a call that
-# sets one gets a process of its own.
+# changes one gets a process of its own.
 _READ_AT_START = ("PYTHON", "LD_", "OMP_", "MKL_", "OPENBLAS_")
 
 
@@ -220,7 +220,7 @@ def cli(
     reads at its start) run the installed entry
     point in a subprocess: for tests whose point is a new process (what it imports, its files
     left behind, a signal), and `tests/e2e/test_cli.py`, which covers the entry point itself."""
-    at_start = any(key.startswith(_READ_AT_START) for key in env or {})
+    at_start = any(k.startswith(_READ_AT_START) and os.environ.get(k) != v for k, v in (env or {}).items())
     if fresh or at_start or (args and args[0] in _SERVERS) or threading.current_thread() is not threading.main_thread():
         proc = subprocess.run(
             [RAGBAG, *args],

@@ -12,7 +12,7 @@ from decoded import holding, in_bytes
 from figures import record
 
 MARKER = "Vexmorqual"  # in the removed source's text only
-N = 400  # documents: embedding them outlasts starting `remove`
+N = 150  # documents: embedding them (~10 s on one thread) outlasts starting `remove` (in this process)
 
 
 @pytest.mark.slow(seconds=90)
