@@ -66,7 +66,7 @@ def change_sensor(jobs: list) -> dg.SensorDefinition:
         now, runs = {}, []
         for name, src in sorted(ragbag.home().sources().items()):
             if not src.path or job_name(src.connector) not in loaded:
-                continue  # default places: the connector's schedule refreshes it
+                continue  # default places (the connector's schedule refreshes it), or not loaded yet
             fp = tree_fingerprint(src.path)
             if fp is None:
                 continue
