@@ -192,7 +192,7 @@ def msmarco_subset(data: Path, out: Path, queries: int = SUBSET_QUERIES, size: i
     return out
 
 
-@pytest.mark.slow(seconds=100)
+@pytest.mark.slow(seconds=40)
 def test_msmarco_hybrid_ndcg_does_not_regress(tmp_path):
     """The default configuration (what `ragbag add` + `ragbag build` give) on 400 msmarco-5k
     passages and 12 of its queries, through the real pipeline: a chunker, model, tokeniser or

@@ -15,7 +15,7 @@ MARKER = "Vexmorqual"  # in the removed source's text only
 N = 150  # documents: embedding them (~10 s on one thread) outlasts starting `remove` (in this process)
 
 
-@pytest.mark.slow(seconds=90)
+@pytest.mark.slow(seconds=40)
 def test_remove_during_the_build_leaves_no_byte_and_the_build_says_so(home, tmp_path):
     kept = write(tmp_path / "kept", {"a.md": "# Harbour\n\nThe lighthouse keeper logs the tide every dawn.\n"})
     words = "amber birch cobalt dune ember fjord garnet harbor indigo juniper kelp lagoon".split()
