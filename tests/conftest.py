@@ -216,10 +216,10 @@ def cli(
     By default the CLI's ``main`` runs in this process (``in_process``): the same function the
     installed entry point calls, without the seconds each new process spends importing Dagster,
     LanceDB and torch and loading the models, which most of the suite's calls would otherwise
-    spend. ``fresh=True`` (and servers, calls from another thread, and an ``env`` an interpreter
-    reads at its start) run the installed entry
-    point in a subprocess: for tests whose point is a new process (what it imports, its files
-    left behind, a signal), and `tests/e2e/test_cli.py`, which covers the entry point itself."""
+    spend. ``fresh=True`` (and servers, calls from another thread, and an ``env`` that changes
+    what an interpreter reads at its start) run the installed entry point in a subprocess: for
+    tests whose point is a new process (what it imports, its files left behind, a signal), and
+    `tests/e2e/test_cli.py`, which covers the entry point itself."""
     at_start = any(k.startswith(_READ_AT_START) and os.environ.get(k) != v for k, v in (env or {}).items())
     if fresh or at_start or (args and args[0] in _SERVERS) or threading.current_thread() is not threading.main_thread():
         proc = subprocess.run(
