@@ -109,4 +109,6 @@ def ragbag_dask_executor(init_context):
 
 
 # One Definitions object at module scope (Dagster refuses two): the local one, Dask-executed.
-defs = dg.Definitions.merge(_ragbag.defs, dg.Definitions(executor=ragbag_dask_executor))
+@dg.definitions
+def defs() -> dg.Definitions:
+    return dg.Definitions.merge(_ragbag.defs(), dg.Definitions(executor=ragbag_dask_executor))

@@ -1,14 +1,15 @@
 """The code location's definitions: what `dagster dev` (``workspace.yaml``), the Dagster CLI
 (``-m ragbag.orchestration.definitions``) and ragbag's runner load, from one function.
 
-``defs`` is the home's ($RAGBAG_HOME): a group, job and schedule for each connector the home has
-a source of and for no other (a local user's UI shows their data, not a group for every
-connector ragbag knows), and each source registered as its connector's partition as the module
-loads, so a source `ragbag add` wrote into ``sources.yaml`` is a partition for the UI and for
-`dagster asset materialize --partition NAME` without `add` opening Dagster's storage. A source of
-a new connector added while `dagster dev` runs gets its partition from the sources sensor, and
-its group when the code location is reloaded (the sensor's log says so). The runner builds one
-connector's definitions for each run (``definitions_for``), whatever the home holds.
+``defs`` (built when Dagster loads the code location, not at import) is the home's
+($RAGBAG_HOME): a group, job and schedule for each connector the home has a source of and for no
+other (a local user's UI shows their data, not a group for every connector ragbag knows), and
+each source registered as its connector's partition as it loads, so a source `ragbag add` wrote
+into ``sources.yaml`` is a partition for the UI and for `dagster asset materialize --partition
+NAME` without `add` opening Dagster's storage. A source of a new connector added while `dagster
+dev` runs gets its partition from the sources sensor, and its group when the code location is
+reloaded (the sensor's log says so). The runner builds one connector's definitions for each run
+(``definitions_for``), whatever the home holds.
 """
 
 from __future__ import annotations
@@ -72,4 +73,8 @@ def home_definitions(home: Home) -> dg.Definitions:
     return build_definitions({src.connector for src in sources})
 
 
-defs = home_definitions(Home())
+@dg.definitions
+def defs() -> dg.Definitions:
+    """The home's code location, built when Dagster loads it, not when the module is imported:
+    importing this module reads no home and opens no Dagster storage."""
+    return home_definitions(Home())

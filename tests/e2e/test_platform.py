@@ -50,7 +50,7 @@ def test_the_code_location_shows_the_homes_connectors_and_registers_its_sources(
     code = (
         "import json\n"
         "from ragbag.orchestration.definitions import defs\n"
-        "repo = defs.get_repository_def()\n"
+        "repo = defs().get_repository_def()\n"
         "print(json.dumps({'groups': sorted({k.path[0] for k in repo.asset_graph.get_all_asset_keys()}),"
         " 'jobs': sorted(j.name for j in repo.get_all_jobs() if not j.name.startswith('__')),"
         " 'schedules': sorted(s.name for s in repo.schedule_defs)}))\n"
