@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
@@ -106,11 +108,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: -weight[item.nodeid.split("::", 1)[0]])
 
 
-@pytest.fixture(autouse=True)
-def _process_state():
-    """Code run in-process (the Dagster definitions, the CLI's main) makes this process one of
-    ragbag's own: umask 077 and temporaries in that test's home. Undo it after each test, so the
-    next one (a PostgreSQL cluster run as `nobody`, say) starts from the harness's own state."""
+@contextlib.contextmanager
+def process_state_kept() -> Iterator[None]:
+    """What ``private.private_process`` changes in this process (umask, the temporaries folder
+    and TMPDIR, the application flag), put back as it was when the block ends."""
     import tempfile
 
     from ragbag.core import private as private_module
@@ -118,13 +119,24 @@ def _process_state():
     umask = os.umask(0o022)
     os.umask(umask)
     saved = (tempfile.tempdir, os.environ.get("TMPDIR"), private_module._application)
-    yield
-    os.umask(umask)
-    tempfile.tempdir, tmpdir, private_module._application = saved
-    if tmpdir is None:
-        os.environ.pop("TMPDIR", None)
-    else:
-        os.environ["TMPDIR"] = tmpdir
+    try:
+        yield
+    finally:
+        os.umask(umask)
+        tempfile.tempdir, tmpdir, private_module._application = saved
+        if tmpdir is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = tmpdir
+
+
+@pytest.fixture(autouse=True)
+def _process_state():
+    """Code run in-process (the Dagster definitions, the CLI's main) makes this process one of
+    ragbag's own: umask 077 and temporaries in that test's home. Undo it after each test, so the
+    next one (a PostgreSQL cluster run as `nobody`, say) starts from the harness's own state."""
+    with process_state_kept():
+        yield
 
 
 @pytest.fixture
@@ -242,20 +254,15 @@ def in_process(args: list[str], env: dict[str, str]) -> subprocess.CompletedProc
     (a traceback that escaped it is on stderr, code 1). What a command changes in the process
     (the environment, umask, temporaries folder, the SIGTERM/SIGINT handlers, the homes it has
     met) is put back; it meets each home as a new process does (``private.first_time``)."""
-    import contextlib
     import io
-    import tempfile
     import traceback
 
     from ragbag.apps.cli.main import main
     from ragbag.core import private as private_module
 
     saved_env, saved_argv = dict(os.environ), sys.argv
-    saved_tmp, saved_app = tempfile.tempdir, private_module._application
     saved_met = set(private_module._tightened)  # a new process has met no home yet
     private_module._tightened.clear()
-    umask = os.umask(0o022)
-    os.umask(umask)
     handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="replace", newline=None)
     err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="replace", newline=None)
@@ -263,7 +270,7 @@ def in_process(args: list[str], env: dict[str, str]) -> subprocess.CompletedProc
     try:
         os.environ.update(env)
         sys.argv = [RAGBAG, *args]
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with process_state_kept(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 main()
             except SystemExit as e:
@@ -281,8 +288,6 @@ def in_process(args: list[str], env: dict[str, str]) -> subprocess.CompletedProc
         sys.argv = saved_argv
         os.environ.clear()
         os.environ.update(saved_env)
-        os.umask(umask)
-        tempfile.tempdir, private_module._application = saved_tmp, saved_app
         private_module._tightened.clear()
         private_module._tightened.update(saved_met)
         for sig, handler in handlers.items():
