@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from ragbag.core import leases
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.private import write_private
@@ -32,11 +33,17 @@ def use_home(home: Home) -> Home:
 
 
 def dagster_instance(home: Home) -> Any:
-    """The Dagster instance the CLI and `dagster dev` share, in this home."""
+    """The Dagster instance the CLI and `dagster dev` share, in this home.
+
+    Opened one process at a time (a lock in the home): the first open creates the SQLite
+    storages, and two first builds creating them at once each stamp the schema's version, which
+    leaves the home's instance unopenable ("more than one head").
+    """
     use_home(home)
     import dagster as dg
 
-    return dg.DagsterInstance.get()
+    with leases.exclusive(home.state_dir / "dagster-instance.lock"):
+        return dg.DagsterInstance.get()
 
 
 def ensure_dagster_yaml(path: Path) -> None:
