@@ -51,9 +51,16 @@ TEST_WORKERS ?= 2
 # failing one to look at.
 TEST_TMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && \
 	[ "$$(df -Pk /dev/shm | awk 'NR==2 {print $$4}')" -ge 4194304 ] && echo /dev/shm/ragbag-tests-$$(id -u))
-test: setup browser postgres inspector check
+# `make check` runs beside the suite, its output kept and printed after the suite's: mypy is one
+# process, and while it reads the code the suite's workers are still collecting their tests.
+# Either failing fails `make test`.
+test: setup browser postgres inspector
+	@$(MAKE) --no-print-directory check > $(VENV)/check.log 2>&1 & checking=$$!; \
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 \
-		$(if $(TEST_TMP),--basetemp=$(TEST_TMP)) && rm -rf "$(TEST_TMP)"
+		$(if $(TEST_TMP),--basetemp=$(TEST_TMP)); tested=$$?; \
+	wait $$checking; checked=$$?; echo "--- make check:"; cat $(VENV)/check.log; \
+	[ $$checked = 0 ] || echo "make check failed (above)"; \
+	[ $$tested = 0 ] && [ $$checked = 0 ] && rm -rf "$(TEST_TMP)"
 
 # Lint, format and types (the import layers are a test: tests/unit/test_layers.py). Part of `make test`.
 check: setup

@@ -1,4 +1,6 @@
-"""The `ragbag` entry point end to end, in subprocesses, against a private RAGBAG_HOME."""
+"""The `ragbag` entry point end to end, in subprocesses, against a private RAGBAG_HOME. Reads that
+only repeat what a process of their own already showed (more searches, list, status) run the
+same ``main`` in the test process (``read``), as the rest of the suite's calls do."""
 
 from __future__ import annotations
 
@@ -17,6 +19,11 @@ def cli(*args: str, **kw):
 
 def cli_json(*args: str, **kw):
     return strict_json(cli(*args, "--json", **kw).stdout)
+
+
+def read(*args: str) -> list | dict:
+    """A read's --json, from ``main`` in this process."""
+    return strict_json(_cli(*args, "--json").stdout)
 
 
 DOCS = {
@@ -74,20 +81,20 @@ def test_build_search_list_status_remove(home, tmp_path):
     assert "tracker" not in hits[0]["text"] and "Shop" not in hits[0]["text"]
     for field in ("text", "score", "source", "connector", "uri", "title", "doc_id", "chunk_id", "citation", "metadata"):
         assert field in hits[0]
-    hits = cli_json("search", "convert temperature units", "--connector", "code", "-k", "1")
+    hits = read("search", "convert temperature units", "--connector", "code", "-k", "1")
     assert hits[0]["source"] == "repo" and "celsius_to_fahrenheit" in hits[0]["text"]
-    hits = cli_json("search", "migration", "--where", '{"ext": {"==": "md"}}', "--mode", "keyword")
+    hits = read("search", "migration", "--where", '{"ext": {"==": "md"}}', "--mode", "keyword")
     assert hits == []
 
-    reranked = cli_json("search", "how long is the bike ride along the coast", "-k", "2", "--rerank")
+    reranked = read("search", "how long is the bike ride along the coast", "-k", "2", "--rerank")
     assert reranked[0]["title"] == "Cycling route" and reranked[0]["score"] > reranked[1]["score"] >= 0
-    human = cli("search", "pancake batter", "-k", "1").stdout
+    human = _cli("search", "pancake batter", "-k", "1").stdout
     assert "Pancakes" in human and "[c:" in human and "[my-docs]" in human
 
-    listing = {r["source"]: r for r in cli_json("list")}
+    listing = {r["source"]: r for r in read("list")}
     assert listing["my-docs"]["documents"] == 3 and listing["my-docs"]["bytes"] > 0
     assert listing["repo"]["last_build"]
-    st = cli_json("status", "repo")
+    st = read("status", "repo")
     assert st["built"] and st["model"] == "multilingual-e5-small" and st["path_exists"]
 
     # A source that cannot be read fails alone, with a one-line reason; the others still build
@@ -100,11 +107,11 @@ def test_build_search_list_status_remove(home, tmp_path):
     reports = {r["source"]: r for r in json.loads(proc.stdout)}
     assert reports["repo"]["status"] == "failed" and "path does not exist" in reports["repo"]["failure"]
     assert reports["my-docs"]["status"] == "success"
-    assert cli_json("search", "celsius", "--source", "repo", "-k", "1")[0]["source"] == "repo"
+    assert read("search", "celsius", "--source", "repo", "-k", "1")[0]["source"] == "repo"
 
     cli("remove", "my-docs")
-    assert set(json.loads(cli("list", "--json").stdout)[0].values()) >= {"repo"}
-    hits = cli_json("search", "pancake batter", "-k", "3")
+    assert set(read("list")[0].values()) >= {"repo"}
+    hits = read("search", "pancake batter", "-k", "3")
     assert {h["source"] for h in hits} == {"repo"}
     assert not home.index_dir("files", "my-docs").exists()
 
