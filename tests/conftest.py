@@ -86,18 +86,25 @@ def launch_chromium(playwright):
 FOLDERS = ("unit", "connectors", "e2e", "faults", "browser")
 
 
+# Each module's measured seconds (scripts/test_durations.py writes it from a run's JUnit XML).
+DURATIONS = TESTS / "durations.json"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Whole modules, heaviest first. `make test` runs ``--dist loadfile --no-loadscope-reorder``:
     each module goes to one xdist worker, so a module-scoped home is built once (the suite's
     ``xdist_group`` marks did nothing under pytest 9: xdist 3.8 renames ``item._nodeid``, which
-    pytest 9 no longer reads), and modules are handed out in this order, so a minutes-long module
-    is not started last while the other worker sits idle. A module weighs its tests'
-    ``slow(seconds=…)`` (measured), one second for any other test."""
+    pytest 9 no longer reads), and modules are handed out in this order, each to the worker that
+    is free first: longest first, so a minutes-long module is not started last while the other
+    worker sits idle. A module weighs what it took in the last measured run (``DURATIONS``); one
+    the file does not know yet, its tests' ``slow(seconds=…)``, a tenth of a second for any
+    other test (the median test takes milliseconds)."""
 
     def seconds(item: pytest.Item) -> float:
         slow = item.get_closest_marker("slow")
-        return float(slow.kwargs.get("seconds", 1)) if slow else 1.0
+        return float(slow.kwargs.get("seconds", 1)) if slow else 0.1
 
+    measured = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
     weight: dict[str, float] = {}
     for item in items:
         folder = item.path.parent.name  # tests/<folder>/test_x.py: its folder is its marker
@@ -105,6 +112,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(folder)
         module = item.nodeid.split("::", 1)[0]
         weight[module] = weight.get(module, 0.0) + seconds(item)
+    weight.update((module, float(measured[module])) for module in weight if module in measured)
     items.sort(key=lambda item: -weight[item.nodeid.split("::", 1)[0]])
 
 
