@@ -75,7 +75,7 @@ class Candidate:
 
 def candidates(passages: Sequence[tuple[str, str, float]]) -> list[Candidate]:
     """The sentences of (citation, text, retrieval score) passages that could be an answer, in order."""
-    out = []
+    out: list[Candidate] = []
     top = max((score for *_, score in passages), default=0.0)
     for citation, text, score in passages:
         out.extend(Candidate(citation, score / top if top > 0 else 1.0, s) for s in _sentences(text))

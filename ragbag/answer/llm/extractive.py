@@ -74,7 +74,8 @@ def extract(question: str, passages: list[tuple[str, str, float]], n: int = MAX_
     if not ranked:
         return "I could not find anything relevant to that in your indexed data."
     top = ranked[0][0]
-    seen, lines = set(), []
+    seen: set[str] = set()
+    lines: list[str] = []
     for score, c in ranked:
         if len(lines) == n or (lines and score < top - CLOSE):
             break
