@@ -12,13 +12,8 @@ from __future__ import annotations
 
 import re
 
-_MONTHS = (
-    r"jan(?:uary|uar|vier)?|feb(?:ruary|ruar)?|f[ée]vrier|mar(?:ch|s)?|m[äa]rz|apr(?:il)?|avril|may|mai|"
-    r"june?|juni|juin|july?|juli|juillet|aug(?:ust)?|ao[uû]t|sep(?:t(?:ember)?)?|septembre|oct(?:ober)?|"
-    r"okt(?:ober)?|octobre|nov(?:ember)?|novembre|dec(?:ember)?|dez(?:ember)?|d[ée]cembre|enero|febrero|"
-    r"marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|janeiro|fevereiro|"
-    r"mar[cç]o|maio|junho|julho|setembro|outubro|novembro|dezembro"
-)
+from ragbag.text.sentences import MONTHS as _MONTHS
+
 _WEEKDAYS = (
     r"mon(?:day)?|tue(?:sday)?|wed(?:nesday)?|thu(?:rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?|"
     r"montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|"

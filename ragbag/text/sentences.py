@@ -23,9 +23,20 @@ from functools import lru_cache
 # The languages a paragraph may be taken for: those of the homes ragbag is built for (and what
 # the evaluation personas write); another language is split by the rules of the closest guess.
 LANGUAGES = ("en", "de", "fr", "es", "pt", "it", "nl", "pl", "sv", "da", "no", "fi", "tr", "ru", "zh", "ja", "ko")
+# Month names and their short forms (English, German, French, Spanish, Portuguese): "17." before
+# one is a day, not a sentence's end.
+MONTHS = (
+    r"jan(?:uary|uar|vier)?|feb(?:ruary|ruar)?|f[ée]vrier|mar(?:ch|s)?|m[äa]rz|apr(?:il)?|avril|may|mai|"
+    r"june?|juni|juin|july?|juli|juillet|aug(?:ust)?|ao[uû]t|sep(?:t(?:ember)?)?|septembre|oct(?:ober)?|"
+    r"okt(?:ober)?|octobre|nov(?:ember)?|novembre|dec(?:ember)?|dez(?:ember)?|d[ée]cembre|enero|febrero|"
+    r"marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|janeiro|fevereiro|"
+    r"mar[cç]o|maio|junho|julho|setembro|outubro|novembro|dezembro"
+)
 # A line at least this long that does not end a sentence was wrapped, not ended.
 WRAPPED_LINE = 55
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_DAY_END = re.compile(r"(?:^|\s)\d{1,2}\.\s*$")
+_MONTH_START = re.compile(rf"(?:{MONTHS})\b", re.IGNORECASE)
 _CJK_END = re.compile(r"(?<=[。！？])")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
@@ -84,11 +95,16 @@ def _segment(lang: str, text: str) -> list[str]:
     for s in (part for segment in sentencex.segment(lang, text) for part in _CJK_END.split(segment)):
         if not s.strip():
             continue
-        if out and (_fragment(s) or _fragment(out[-1])):
+        if out and (_fragment(s) or _fragment(out[-1]) or _day_before_month(out[-1], s)):
             out[-1] += s
         else:
             out.append(s)
     return out
+
+
+def _day_before_month(before: str, after: str) -> bool:
+    """"…am Samstag, 17." then "Mai, ab 12 Uhr…": sentencex ended a German sentence at a date."""
+    return bool(_DAY_END.search(before) and _MONTH_START.match(after))
 
 
 def _fragment(s: str) -> bool:

@@ -21,6 +21,10 @@ def texts(text: str) -> list[str]:
             ["Der Termin ist am 13. Dezember um 10 Uhr.", "Bitte bringen Sie z. B. Ihren Ausweis mit."],
         ),
         (
+            "Oma wird 85! Wir feiern am Samstag, 17. Mai, ab 12 Uhr im Gasthaus Zur Linde in Celle.",
+            ["Oma wird 85!", "Wir feiern am Samstag, 17. Mai, ab 12 Uhr im Gasthaus Zur Linde in Celle."],
+        ),
+        (
             "Die Rechnung Nr. 4411 ist bezahlt. Wir treffen uns an der St. Marien Kirche.",
             ["Die Rechnung Nr. 4411 ist bezahlt.", "Wir treffen uns an der St. Marien Kirche."],
         ),
