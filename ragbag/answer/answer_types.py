@@ -41,8 +41,9 @@ ASKS: dict[str, re.Pattern[str]] = {
     ),
     "code": re.compile(
         r"\b(?:code|pin|password|number|no\.|order|tracking|reference|booking|confirmation|ticket|seat|platform|"
-        r"gate|room|account|iban|nummer|nr\.|kennwort|passwort|platz|gleis|zimmer|num[ée]ro|place|voiture|"
-        r"c[óo]digo|n[úu]mero|asiento)\b|单号|订单号|号码|编号|番号|번호",
+        r"gate|room|row|table|coach|account|iban|nr\.|kennwort|passwort|platz|gleis|zimmer|reihe|tisch|wagen|"
+        r"num[ée]ro|place|voiture|c[óo]digo|n[úu]mero|asiento)\b"
+        r"|\w*(?:nummer|ziffer|code)\b|单号|订单号|号码|编号|番号|번호",  # German compounds: Beitragsnummer
         re.IGNORECASE,
     ),
     "count": re.compile(
@@ -69,7 +70,12 @@ HOLDS: dict[str, re.Pattern[str]] = {
         r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?h(?:\d{2})?\b|\b\d{1,2}(?:[.:]\d{2})?\s?(?:am|pm|uhr)\b|\d+点|\d+時",
         re.IGNORECASE,
     ),
-    "code": re.compile(r"\b(?=[\w-]*\d)[A-Za-z0-9][\w-]{2,}\b|\d{3,}"),
+    "code": re.compile(
+        r"\b(?=[\w-]*\d)[A-Za-z0-9][\w-]{2,}\b|\d{3,}|\b\d{1,3}[A-Z]\b"  # an id, a number, a seat like 44K
+        r"|\b(?:seat|row|table|coach|car|platform|gate|room|platz|reihe|tisch|wagen|gleis|zimmer|place|voiture|"
+        r"rang|asiento|fila|mesa|coche)\s?:?\s?\d+",  # a seat, a row or a room by its short number
+        re.IGNORECASE,
+    ),
     "count": re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|half)\b", re.IGNORECASE),
 }
 

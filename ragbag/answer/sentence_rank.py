@@ -33,7 +33,7 @@ from ragbag.text import sentences as splitter
 
 MAX_SENTENCE_CHARS = 400
 # Weights of the signals (meaning's is 1), chosen on the tuning persona's questions.
-WEIGHTS = {"passage": 0.2, "words": 0.3, "kind": 0.2, "title": -0.05, "new": 0.05}
+WEIGHTS = {"passage": 0.4, "words": 0.3, "kind": 0.2, "title": -0.05, "new": 0.05}
 
 # What a record says about itself rather than what it says (connectors put it first): a mail's
 # "From: … · To: … · Subject: …", "Attachments: …", an attachment's "Attachment NAME of the mail",

@@ -103,7 +103,7 @@ def _segment(lang: str, text: str) -> list[str]:
 
 
 def _day_before_month(before: str, after: str) -> bool:
-    """"…am Samstag, 17." then "Mai, ab 12 Uhr…": sentencex ended a German sentence at a date."""
+    """Whether sentencex ended a German sentence at a date: "…am Samstag, 17." then "Mai, ab 12 Uhr…"."""
     return bool(_DAY_END.search(before) and _MONTH_START.match(after))
 
 

@@ -17,6 +17,8 @@ from ragbag.answer.answer_types import asked, held
         ("what was the key box code?", {"code"}),
         ("月饼快递的顺丰单号是多少？", {"code"}),
         ("how many people came?", {"count"}),
+        ("Wie lautet meine Beitragsnummer beim Rundfunkbeitrag?", {"code"}),
+        ("which seat did I reserve on the train?", {"code"}),
         ("who takes the minutes at the meeting?", set()),
     ],
 )
@@ -37,6 +39,8 @@ def test_what_a_question_asks_for(question, kinds):
         ("La navette partira de la gare à 14h.", "time", True),
         ("Check-in from 14:00", "time", True),
         ("le code de la boîte à clés est 4827", "code", True),
+        ("Reservierung: Wagen 12, Platz 64, Fenster", "code", True),
+        ("Seat: 44K (window)", "code", True),
         ("Tom hat Kohle und Grill.", "amount", False),
         ("Tom hat Kohle und Grill.", "date", False),
     ],
