@@ -2,10 +2,11 @@
 
 "How much extra did I pay?" is answered by a sentence with an amount ("Nachzahlung: 142,37 EUR"),
 "when is the appointment?" by one with a date, "what time does the bus leave?" by a time, "what
-is the key box code?" by a code. The question is read in the languages a home mostly holds; the
-sentence's fact is recognised by its form (digits, currency, month names), which holds across
-languages: that is what lets the answerer prefer the German sentence with the amount to an
-English sentence that only repeats the question's words.
+is the key box code?" by a code, "which seat?" by a seat's number ("Platz 64"). The question is
+read in the languages a home mostly holds; the sentence's fact is recognised by its form
+(digits, currency, month names), which holds across languages: that is what lets the answerer
+prefer the German sentence with the amount to an English sentence that only repeats the
+question's words.
 """
 
 from __future__ import annotations
@@ -40,10 +41,14 @@ ASKS: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
     "code": re.compile(
-        r"\b(?:code|pin|password|number|no\.|order|tracking|reference|booking|confirmation|ticket|seat|platform|"
-        r"gate|room|row|table|coach|account|iban|nr\.|kennwort|passwort|platz|gleis|zimmer|reihe|tisch|wagen|"
-        r"num[ée]ro|place|voiture|c[óo]digo|n[úu]mero|asiento)\b"
+        r"\b(?:code|pin|password|number|no\.|order|tracking|reference|booking|confirmation|ticket|account|iban|"
+        r"nr\.|kennwort|passwort|num[ée]ro|c[óo]digo|n[úu]mero)\b"
         r"|\w*(?:nummer|ziffer|code)\b|单号|订单号|号码|编号|番号|번호",  # German compounds: Beitragsnummer
+        re.IGNORECASE,
+    ),
+    "seat": re.compile(
+        r"\b(?:seat|row|table|coach|car|platform|gate|room|platz|sitzplatz|reihe|tisch|wagen|gleis|zimmer|place|"
+        r"voiture|rang|asiento|fila|mesa|coche|assento|stoel)s?\b|座位|座|席|좌석",
         re.IGNORECASE,
     ),
     "count": re.compile(
@@ -70,10 +75,11 @@ HOLDS: dict[str, re.Pattern[str]] = {
         r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?h(?:\d{2})?\b|\b\d{1,2}(?:[.:]\d{2})?\s?(?:am|pm|uhr)\b|\d+点|\d+時",
         re.IGNORECASE,
     ),
-    "code": re.compile(
-        r"\b(?=[\w-]*\d)[A-Za-z0-9][\w-]{2,}\b|\d{3,}|\b\d{1,3}[A-Z]\b"  # an id, a number, a seat like 44K
-        r"|\b(?:seat|row|table|coach|car|platform|gate|room|platz|reihe|tisch|wagen|gleis|zimmer|place|voiture|"
-        r"rang|asiento|fila|mesa|coche)\s?:?\s?\d+",  # a seat, a row or a room by its short number
+    "code": re.compile(r"\b(?=[\w-]*\d)[A-Za-z0-9][\w-]{2,}\b|\d{3,}"),
+    # a seat, a row, a table or a room by its number (44K, Platz 64, place 112, row 7, 12车15F)
+    "seat": re.compile(
+        r"\b(?:seat|row|table|coach|car|platform|gate|room|platz|reihe|tisch|wagen|gleis|zimmer|place|voiture|"
+        r"rang|asiento|fila|mesa|coche|assento)\s?:?\s?\d+|\b\d{1,3}[A-K]\b|\d+车|\d+[A-F]座|\d+号",
         re.IGNORECASE,
     ),
     "count": re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|half)\b", re.IGNORECASE),
