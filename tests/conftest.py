@@ -321,6 +321,18 @@ def cli_json(*args: str, **kw):
     return strict_json(cli(*args, "--json", **kw).stdout)
 
 
+def json_strings(value: object) -> Iterator[str]:
+    """Every string inside a JSON value, depth first."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from json_strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from json_strings(v)
+
+
 def split_read(items) -> tuple[dict, set, list, dict]:
     """A connector read split into (documents by native id, Seen ids, ReadErrors, the cursor),
     asserting ids are unique and exactly one Cursor comes last."""

@@ -23,7 +23,7 @@ import termios
 from pathlib import Path
 
 import pytest
-from conftest import RAGBAG, strict_json
+from conftest import RAGBAG, json_strings, strict_json
 
 ESC = "\x1b"
 EVIL = (
@@ -132,22 +132,11 @@ def test_show_and_history_of_the_hostile_note(kb):
 
 def test_json_gives_back_the_exact_strings(kb):
     for args in (("search", "gate code lisbon"), ("list",), ("status", "evil"), ("history", kb["hit"]["doc_id"])):
-        got = list(_strings(strict_json(run(kb, *args, "--json"))))
+        got = list(json_strings(strict_json(run(kb, *args, "--json"))))
         assert any(EVIL in s or str(kb["folder"]) in s for s in got), args
     asked = strict_json(run(kb, "ask", "what is the gate code in lisbon?", "--json"))
     cited = asked["citations"][0]
     assert f"{ESC}]0;PWNED-TITLE\x07" in cited["title"] and cited["uri"] == str(kb["note"])  # a title ends at CR
-
-
-def _strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
 
 
 def test_under_a_terminal_only_ragbags_own_colours_are_sent(kb):

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import json_strings
 
 import ragbag_evalsets
 from ragbag.text.sentences import MONTHS, split
@@ -23,24 +23,15 @@ _DAY_THEN_MONTH = re.compile(r"\b\d{1,2}\.$")
 _STARTS_MONTH = re.compile(rf"^(?:{MONTHS})\b", re.IGNORECASE)
 
 
-def _texts(value: object) -> Iterator[str]:
-    """Every string of a persona's JSON long enough to hold a sentence or two."""
-    if isinstance(value, str):
-        if len(value) >= 40 and not value.startswith(("http://", "https://")):
-            yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _texts(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _texts(v)
-
-
 def _corpus(persona: str) -> list[str]:
     texts: list[str] = []
     for path in sorted((PERSONAS / persona).glob("*.json")):
         if path.name not in ("queries.json", "persona.json"):
-            texts.extend(_texts(json.loads(path.read_text(encoding="utf-8"))))
+            texts.extend(
+                t
+                for t in json_strings(json.loads(path.read_text(encoding="utf-8")))
+                if len(t) >= 40 and not t.startswith(("http://", "https://"))  # a sentence or two
+            )
     return texts
 
 
