@@ -84,8 +84,9 @@ def candidates(passages: Sequence[tuple[str, str, float]]) -> list[Candidate]:
 
 def _sentences(text: str) -> list[str]:
     kept = []
+    text = _ABOUT.sub("", text)
     quoted = {no for no, para in enumerate(re.split(r"\n\s*\n", text)) if para.lstrip().startswith(">")}
-    for sentence in splitter.split(_ABOUT.sub("", text)):
+    for sentence in splitter.split(text):
         if sentence.paragraph in quoted:  # a quoted reply: what someone else wrote earlier
             continue
         s = sentence.text.lstrip(">*-•# ").strip()
@@ -100,8 +101,9 @@ def _sentences(text: str) -> list[str]:
 def _answerable(s: str) -> bool:
     if _SELF_DESCRIPTION.search(s) or _HEADER.match(s) or _SIGN_OFF.match(s) or _WROTE.match(s):
         return False
-    cjk = splitter.language(s) in ("zh", "ja", "ko") if not s.isascii() else False
-    return len(s) >= 6 and bool(re.search(r"\w", s)) and (cjk or len(s.split()) >= 2)
+    from ragbag.index import bm25
+
+    return len(s) >= 6 and bool(re.search(r"\w", s)) and (bm25.has_cjk(s) or len(s.split()) >= 2)
 
 
 def rank(
