@@ -36,8 +36,7 @@ MAX_SENTENCE_CHARS = 400
 WEIGHTS = {"passage": 0.4, "words": 0.3, "kind": 0.2, "title": -0.05, "new": 0.05}
 
 # What a record says about itself rather than what it says (connectors put it first): a mail's
-# "From: … · To: … · Subject: …", "Attachments: …", an attachment's "Attachment NAME of the mail",
-# a browser page's visit line.
+# "From: … · To: … · Subject: …", "Attachments: …", an attachment's "Attachment NAME of the mail".
 _SELF_DESCRIPTION = re.compile(r"^(?:\w+: [^·\n]*(?: · \w+: [^·\n]*)+|Attachments?: |Attachment \S.* (?:of|sent by) )")
 # Said of a record, not in it, and cut out before splitting: a browser page's visits, a calendar
 # entry's list of occurrences.
@@ -160,6 +159,6 @@ def e5_similarity(question: str, texts: list[str]) -> np.ndarray:
     whatever model the home searches with: the one model here that reads every language of it."""
     from ragbag.models import embedding
 
-    model = "multilingual-e5-small"
+    model = embedding.E5_SMALL_SPEC.name
     q = embedding.encode_query(question, model)
     return embedding.encode_passages(texts, model) @ q

@@ -24,7 +24,7 @@ from ragbag.index import bm25
 from ragbag.models import embedding, sparse
 from ragbag.search.request import RERANK_DEPTH
 
-MODEL = "multilingual-e5-small"
+MODEL = embedding.E5_SMALL_SPEC.name
 # Chosen with benchmarks/tune_fusion.py --rerank (benchmarks/README.md, "The reranker").
 WEIGHT = 0.6  # e5's share of the fused score
 SPARSE_WEIGHT = 0.3  # SPLADE's share; the first stage keeps 1 - WEIGHT - SPARSE_WEIGHT = 0.1
