@@ -29,6 +29,7 @@ import dagster as dg
 import dask.distributed
 from dagster_dask.executor import DaskExecutor, dask_executor, get_dask_resource_requirements, query_on_dask_worker
 
+from ragbag.core.home import Home
 from ragbag.orchestration import definitions as _ragbag
 from ragbag.orchestration.dagster_internals import iterate_with_context, raise_execution_interrupts
 
@@ -111,4 +112,4 @@ def ragbag_dask_executor(init_context):
 # One Definitions object at module scope (Dagster refuses two): the local one, Dask-executed.
 @dg.definitions
 def defs() -> dg.Definitions:
-    return dg.Definitions.merge(_ragbag.defs(), dg.Definitions(executor=ragbag_dask_executor))
+    return _ragbag.home_definitions(Home(), executor=ragbag_dask_executor)

@@ -135,7 +135,8 @@ def test_dagster_validates_the_definitions_as_the_workspace_loads_them(home):
 @pytest.mark.slow(seconds=60)
 def test_backfill_rebuilds_a_connectors_sources_in_one_run_from_the_cli(home, tmp_path):
     """`dagster asset materialize --select group:files --partition-range a...b`: one run, every
-    source rebuilt, per-partition materialisations and passing checks recorded in the home."""
+    source rebuilt in the run's own process, per-partition materialisations and passing checks
+    recorded in the home."""
     two_sources(tmp_path)
     proc = subprocess.run(
         [
@@ -162,6 +163,12 @@ def test_backfill_rebuilds_a_connectors_sources_in_one_run_from_the_cli(home, tm
         assert len(runs) == 1 and runs[0].status == dg.DagsterRunStatus.SUCCESS
         assert runs[0].tags["dagster/asset_partition_range_start"] == "a"
         assert runs[0].tags["dagster/asset_partition_range_end"] == "b"
+        starts = [
+            e.dagster_event.pid
+            for e in instance.all_logs(runs[0].run_id)
+            if e.dagster_event and e.dagster_event.event_type_value == "STEP_START"
+        ]
+        assert len(starts) == len(STAGES) and len(set(starts)) == 1  # every step in the run's process
         for stage in STAGES:
             assert instance.get_materialized_partitions(dg.AssetKey(["files", stage])) == {"a", "b"}
         checks = [

@@ -49,5 +49,7 @@ def test_a_build_process_whose_parent_ignores_sigterm_can_terminate_what_it_star
 
 
 def test_without_it_the_child_ignores_sigterm():
-    """The condition the test above undoes (so that test can fail)."""
-    assert _run_with_sigterm_ignored(CHILD.replace("runner._terminable_children()", "pass")) == "ignored"
+    """The condition the test above undoes (so that test can fail). Here the sleep is expected to
+    outlive the signal, so its bound is one second, not ten."""
+    script = CHILD.replace("runner._terminable_children()", "pass").replace("timeout=10", "timeout=1")
+    assert _run_with_sigterm_ignored(script) == "ignored"
