@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,9 +23,12 @@ def import_lancedb() -> Any:
     (lancedb's own development check). Together they were most of ``import lancedb``, a fixed cost
     of every build, search and CLI command that opens the index. Here each validator is built on its
     first call (models with pydantic's own ``defer_build``) and ``override`` only marks the method;
-    what is called still validates its arguments, and nothing else changes."""
+    what is called still validates its arguments, and nothing else changes. The REST client's
+    package itself (its API classes, its HTTP client and urllib3) is run on first use of a name
+    it defines (``_package_run_on_first_use``): LanceDB reads only the models, a subpackage."""
     import pydantic
 
+    _package_run_on_first_use("lance_namespace_urllib3_client")
     saved = (pydantic.validate_call, pydantic.BaseModel.model_config)
     pydantic.validate_call = _validate_on_first_call(saved[0])
     pydantic.BaseModel.model_config = {**saved[1], "defer_build": True}
@@ -33,6 +38,26 @@ def import_lancedb() -> Any:
     finally:
         pydantic.validate_call, pydantic.BaseModel.model_config = saved
     return lancedb
+
+
+def _package_run_on_first_use(name: str) -> None:
+    """Register package ``name`` without running its ``__init__``, which the first read of a name
+    it defines then runs; its subpackages and modules import as before (their path is set)."""
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return  # absent, or no longer a package: imported as it comes
+    package = importlib.util.module_from_spec(spec)
+    loader = spec.loader
+
+    def first_use(attr: str) -> Any:
+        del package.__dict__["__getattr__"]
+        loader.exec_module(package)
+        return getattr(package, attr)
+
+    setattr(package, "__getattr__", first_use)  # noqa: B010  # PEP 562's module __getattr__
+    sys.modules[name] = package
 
 
 def _validate_on_first_call(eager: Any) -> Any:

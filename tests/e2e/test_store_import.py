@@ -1,6 +1,7 @@
-"""``import lancedb`` with its namespace client's validators and models built on first use and
-``override`` only marking (issues #20, #37): the deferral ends with the import, and what is
-deferred still validates its arguments."""
+"""``import lancedb`` with its namespace client's validators and models built on first use,
+``override`` only marking and the REST client's package run when a name of it is first read
+(issues #20, #37): the deferral ends with the import, and what is deferred still validates its
+arguments."""
 
 from __future__ import annotations
 
@@ -33,8 +34,11 @@ except pydantic.ValidationError:
 class Later(pydantic.BaseModel):
     x: int
 assert Later.__pydantic_complete__, "a model defined after the import is deferred too"
+assert "lance_namespace_urllib3_client.api" not in sys.modules, "the REST client's API imported with lancedb"
+assert "urllib3" not in sys.modules, "the REST client's HTTP library imported with lancedb"
+import lance_namespace_urllib3_client as client
+assert client.ApiClient.__name__ == "ApiClient"  # the first name read runs the package
 from lance_namespace_urllib3_client.api import MetadataApi
-assert not hasattr(MetadataApi.describe_table, "raw_function"), "validator built at import"
 try:
     MetadataApi().describe_table(id=123, describe_table_request=None)
 except pydantic.ValidationError as e:
