@@ -39,10 +39,10 @@ _SQLITE_STORAGES = (sqlite_event_log, sqlite_run_storage, sqlite_schedule_storag
 def reuse_sqlite_engines() -> None:
     """Dagster's SQLite storages make a new SQLAlchemy engine for every connection they open, one
     for each event a run logs, and a new engine starts with its dialect uninitialised and its
-    statement cache empty: a build's runs spent most of their Dagster time compiling the same
-    INSERTs again (benchmarks/README.md, "Fixed costs of a run"). Here an engine is made once per database
-    and options, and each connection is still a new one (``NullPool``), as before: nothing is
-    held open between uses, so processes and threads share the files as they did."""
+    statement cache empty: a run made hundreds of engines and compiled the same INSERTs again
+    each time (benchmarks/README.md, "Fixed costs of a run"). Here an engine is made once per
+    database and options, and each connection is still a new one (``NullPool``), as before:
+    nothing is held open between uses, so processes and threads share the files as they did."""
     for module in _SQLITE_STORAGES:
         module.create_engine = _one_engine_per_database  # type: ignore[attr-defined]
 
