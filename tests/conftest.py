@@ -44,7 +44,7 @@ def _share_the_cores() -> None:
     """Under xdist, each worker (and every process it starts) gets its share of the cores for its
     math: with every worker's BLAS and torch starting a thread per core, the threads of one worker
     wait on the other's and spin (a compact graph's test took 39 s instead of 24 beside a busy
-    core). ``OMP_NUM_THREADS`` is what ragbag's encoders read (``ragbag.models.threads``); the
+    core). ``OMP_NUM_THREADS`` is what ragbag's encoders read (``ragbag.core.threads``); the
     BLAS this process has already loaded is limited in place."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     if workers < 2:

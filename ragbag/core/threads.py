@@ -1,4 +1,4 @@
-"""How many threads an encoder's math gets.
+"""How many threads the math of an encoder or the OCR recogniser gets.
 
 Every core by default: a build is the one heavy job on a person's machine. ``OMP_NUM_THREADS``
 is the conventional way to say otherwise (a machine shared with other work, several builds or
