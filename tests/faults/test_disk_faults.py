@@ -27,7 +27,7 @@ from ragbag.core import storage_faults
 from ragbag.core.errors import StorageFault
 from ragbag.core.home import Home
 
-N = 150  # new documents: their embedding outlasts filling the disk
+N = 80  # new documents: their embedding (torch loaded, ~5,000 tokens) outlasts filling the disk
 needs_namespace = pytest.mark.skipif(namespaced.available() is not None, reason=str(namespaced.available()))
 
 
