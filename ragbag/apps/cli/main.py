@@ -13,10 +13,12 @@ and an unexpected failure that a damaged published index explains.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 
 import typer
+import typer.main
 
 from ragbag.apps.cli import agents, excluding, screening, search, serve, settings, show, sources, versions
 from ragbag.apps.cli import eval as evaluation
@@ -52,12 +54,20 @@ app.command("show")(show.show)
 app.command("serve")(serve.serve)
 
 
+@functools.cache
+def _click_app() -> typer.core.TyperGroup:
+    """The click command Typer makes of ``app``. Typer makes it again on every call of ``app``,
+    reading every command's signature and type hints (tens of milliseconds); a process that runs
+    several commands through ``main`` (a test run, a notebook) makes it once."""
+    return typer.main.get_command(app)  # type: ignore[return-value]
+
+
 def main() -> None:
     try:
         home = Home()
         home.check_root()
         private_process(home.tmp_dir)  # owner-only files, temporaries under the home, whatever the command
-        code = app(standalone_mode=False)  # returns typer.Exit's code instead of exiting
+        code = _click_app()(standalone_mode=False)  # returns typer.Exit's code instead of exiting
     except RagbagError as e:
         _fail(in_cli_words(e))
     except Exception as e:
