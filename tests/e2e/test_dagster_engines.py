@@ -14,7 +14,7 @@ from conftest import cli, write
 from ragbag.orchestration import dagster_internals
 
 
-def test_builds_reuse_one_engine_per_database_and_hold_no_connection(home, tmp_path, monkeypatch):
+def test_builds_reuse_one_engine_per_database_and_hold_no_connection(home, tmp_path):
     docs = write(tmp_path / "docs", {f"n{i}.md": f"# Note {i}\n\nThe kettle is on shelf {i}.\n" for i in range(3)})
     cli("add", "files", "notes", str(docs))
     cli("build", "--json")  # the instance's databases exist
