@@ -20,7 +20,7 @@ from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from typing import Any
 
-from ragbag.text.ocr import Cache, Lines, content_key, open_image
+from ragbag.text.ocr import Cache, Lines, open_image
 from ragbag.text.unreadable import Unreadable
 
 FORMATS = {"png", "jpg", "jpeg", "tif", "tiff", "webp", "bmp", "gif"}
@@ -41,7 +41,7 @@ def image_text(data: bytes, name: str, meta: dict[str, Any], cache: Cache | None
     image = open_image(data)
     meta.update(width=image.width, height=image.height)
     meta.update(photo_facts(data))
-    lines = cache.lines(content_key(data), image) if cache is not None else None
+    lines = cache.lines(image) if cache is not None else None
     if lines is not None and lines.lines:
         meta["ocr_lines"] = lines_meta(lines)
     about = describe(name, meta)

@@ -9,8 +9,10 @@ weights from a hub on first use.
 
 What a page gives is its :class:`Lines`: each line's text, confidence and box (as fractions of
 the image's width and height, so a box drawn on a page rendered at another scale still fits).
-Recognition is the costliest thing a build does per byte, so results are cached by the
-content's hash (:class:`Cache`): an unchanged attachment, file or page is never recognised twice.
+Recognition is the costliest thing a build does per byte, so results are cached by the hash of
+the pixels recognised (:class:`Cache`): an attachment, file or page that shows what it showed is
+never recognised twice, whatever else changed in its bytes (a photo manager's rewritten EXIF
+tags, a PDF saved again or mutated outside its scanned page).
 The cache lives in a folder of the source's own, so ``ragbag remove`` deletes it with the source.
 What is kept there is redacted as the source's screen redacts (``Cache.redact``): no cache may
 hold a secret whole.
@@ -35,7 +37,11 @@ MIN_SCORE = 0.5  # a line the recogniser is less sure of is more often noise (te
 UNSURE = 0.9  # a page's mean line confidence below this is read again turned over
 MAX_PIXELS = 64_000_000  # decoded, an image this large is ~200 MB: larger ones are refused, not read
 MAX_SIDE = 2000  # the detector's input is scaled to this longest side (RapidOCR's own default)
-CACHE_FORMAT = 1  # of the cached results; raise it when the models or the line format change
+# Lines are recognised one at a time: RapidOCR's batch of six pads each line to the widest, which
+# costs CPU and glues words ("SeaDuty", "50656Köln") on generated scans the choice was not made
+# on (benchmarks/ocr_settings.py).
+LINES_PER_BATCH = 1
+CACHE_FORMAT = 2  # of the cached results; raise it when the models, their settings or the line format change
 _LOCK = threading.Lock()  # one recogniser per process; ONNX Runtime sessions are not re-entered
 
 
@@ -89,8 +95,10 @@ class Cache:
         self.hits = 0
         self.misses = 0
 
-    def lines(self, key: str, image: Any) -> Lines:
-        """The lines of ``image`` (a PIL image), from the cache under ``key`` when held."""
+    def lines(self, image: Any) -> Lines:
+        """The lines of ``image`` (an RGB PIL image, as :func:`open_image` gives), from the cache
+        when its pixels were recognised before."""
+        key = image_key(image) if self.folder else ""
         path = self.folder / key[:2] / f"{key}.json" if self.folder else None
         if path is not None and path.exists():
             try:
@@ -123,14 +131,12 @@ class Cache:
         write_private(path, json.dumps(data, ensure_ascii=False))
 
 
-def content_key(*parts: bytes | str) -> str:
-    """The cache key of what is recognised: its bytes (and, for a PDF page, which page at what
-    scale), and the cache format, so other models never read these results."""
+def image_key(image: Any) -> str:
+    """The cache key of an image: its size and pixels (after EXIF orientation), and the cache
+    format, so other models or settings never read these results."""
     h = hashlib.blake2b(digest_size=20)
-    h.update(f"ocr{CACHE_FORMAT}".encode())
-    for part in parts:
-        h.update(part.encode() if isinstance(part, str) else part)
-        h.update(b"\0")
+    h.update(f"ocr{CACHE_FORMAT} {image.mode} {image.width}x{image.height}\0".encode())
+    h.update(image.tobytes())
     return h.hexdigest()
 
 
@@ -341,6 +347,25 @@ def _models() -> dict[str, str]:
     return {k: str(v) for k, v in wanted.items()}
 
 
+def engine_params() -> dict[str, Any]:
+    """RapidOCR's parameters for ragbag's recogniser (benchmarks compare others against them)."""
+    from ragbag.core.threads import compute_threads
+
+    # The encoders' thread budget (OMP_NUM_THREADS where set): ONNX Runtime's threads spin while
+    # they wait, so two recognisers each given every core, side by side, burn a third more CPU.
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    threads = max(1, min(4, cores, compute_threads()))
+    return {
+        **_models(),
+        "Global.log_level": "error",
+        "Global.text_score": MIN_SCORE,
+        "Global.max_side_len": MAX_SIDE,
+        "Rec.rec_batch_num": LINES_PER_BATCH,
+        "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+        "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+    }
+
+
 @lru_cache(maxsize=1)
 def _engine() -> Any:
     """The one recogniser of this process (loading its models takes about a second)."""
@@ -348,20 +373,6 @@ def _engine() -> Any:
 
     from rapidocr import RapidOCR
 
-    from ragbag.core.threads import compute_threads
-
-    # The encoders' thread budget (OMP_NUM_THREADS where set): ONNX Runtime's threads spin while
-    # they wait, so two recognisers each given every core, side by side, burn a third more CPU.
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    threads = max(1, min(4, cores, compute_threads()))
-    params = {
-        **_models(),
-        "Global.log_level": "error",
-        "Global.text_score": MIN_SCORE,
-        "Global.max_side_len": MAX_SIDE,
-        "EngineConfig.onnxruntime.intra_op_num_threads": threads,
-        "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-    }
-    engine = RapidOCR(params=params)
+    engine = RapidOCR(params=engine_params())
     logging.getLogger("RapidOCR").setLevel(logging.ERROR)
     return engine

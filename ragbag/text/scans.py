@@ -9,11 +9,10 @@ pdfium lock) at :data:`DPI`, scaled down so the longer side stays near the detec
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from ragbag.text.extract import PAGE_BREAK
-from ragbag.text.ocr import MAX_SIDE, Cache, content_key
+from ragbag.text.ocr import MAX_SIDE, Cache
 from ragbag.text.pdf_boxes import PDFIUM_LOCK
 
 MIN_LAYER_CHARS = 16
@@ -34,11 +33,10 @@ def fill_scanned_pages(data: bytes, text: str, meta: dict[str, Any], cache: Cach
     if len(blank) > MAX_OCR_PAGES:
         meta["ocr_cut_at_page"] = blank[MAX_OCR_PAGES] + 1
         blank = blank[:MAX_OCR_PAGES]
-    digest = hashlib.blake2b(data, digest_size=20).hexdigest()
     done: list[int] = []
     boxes: dict[str, list[list[Any]]] = {}
     for i, image in _rendered(data, blank):
-        lines = cache.lines(content_key(digest, f"page {i}", f"dpi {DPI}"), image)
+        lines = cache.lines(image)
         if lines.lines:
             pages[i] = lines.text
             done.append(i + 1)

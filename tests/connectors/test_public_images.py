@@ -20,6 +20,7 @@ through one module-wide :class:`Cache`, kept in the folder the connector's cache
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import shutil
@@ -36,8 +37,8 @@ from ragbag.connectors import files
 from ragbag.core.records import Document, ReadError
 from ragbag.text import ocr
 from ragbag.text.documents import document_text
-from ragbag.text.images import photo_facts
-from ragbag.text.ocr import CACHE_FORMAT, Cache, Lines, content_key, open_image
+from ragbag.text.images import image_text, photo_facts
+from ragbag.text.ocr import CACHE_FORMAT, Cache, Line, Lines, image_key, open_image
 from ragbag.text.unreadable import Unreadable
 
 pytestmark = [
@@ -126,7 +127,7 @@ class Recognised:
     def __call__(self, rel: str) -> Lines:
         if rel not in self._held:
             data = (IMAGES / rel).read_bytes()
-            self._held[rel] = self.cache.lines(content_key(data), open_image(data))
+            self._held[rel] = self.cache.lines(open_image(data))
         return self._held[rel]
 
 
@@ -375,8 +376,7 @@ def test_the_folder_connector_reads_every_picture_or_says_why(tmp_path, monkeypa
 
 def test_a_second_lookup_is_a_hit_and_recognises_nothing(tmp_path, monkeypatch, recognised):
     real = recognised(HELLO)  # before the recogniser is replaced
-    data = (IMAGES / HELLO).read_bytes()
-    key, image = content_key(data), open_image(data)
+    image = open_image((IMAGES / HELLO).read_bytes())
     calls = []
 
     def recognise_once(img):
@@ -387,13 +387,47 @@ def test_a_second_lookup_is_a_hit_and_recognises_nothing(tmp_path, monkeypatch, 
 
     monkeypatch.setattr(ocr, "recognise", recognise_once)
     first = Cache(tmp_path)
-    assert first.lines(key, image).text == real.text
+    assert first.lines(image).text == real.text
     assert (first.hits, first.misses) == (0, 1)
     second = Cache(tmp_path)
-    again = second.lines(key, image)
+    again = second.lines(image)
     assert (second.hits, second.misses) == (1, 0) and len(calls) == 1
     assert again.text == real.text and (again.width, again.height) == (real.width, real.height)
     assert [ln.box for ln in again.lines] == [tuple(round(c, 5) for c in ln.box) for ln in real.lines]
+
+
+def test_a_picture_or_scan_whose_bytes_changed_but_not_its_pixels_is_not_recognised_again(tmp_path, monkeypatch):
+    """The key is what is recognised: a photo manager's rewritten tags, a PDF saved again with
+    bytes added after its end, are read from the cache; a picture that shows something else is not."""
+    from PIL import Image, PngImagePlugin
+
+    seen: list[tuple[int, int]] = []
+    monkeypatch.setattr(
+        ocr, "recognise", lambda img: seen.append(img.size) or Lines(*img.size, [Line("x", 1, (0, 0, 1, 1))])
+    )
+    cache = Cache(tmp_path)
+    picture = Image.open(IMAGES / PHOTOTEST).convert("RGB")
+    saved = []
+    for title in ("first", "tagged again"):  # the same pixels under other metadata: other bytes
+        info = PngImagePlugin.PngInfo()
+        info.add_text("Title", title)
+        out = io.BytesIO()
+        picture.save(out, "PNG", pnginfo=info)
+        saved.append(out.getvalue())
+    assert saved[0] != saved[1]
+    for data in saved:
+        image_text(data, "page.png", {}, cache)
+    assert (cache.hits, cache.misses) == (1, 1)
+
+    scan = (IMAGES / FRANCAIS).read_bytes()
+    for data in (scan, scan + b"\n% saved again\n"):
+        document_text(data, "scan.pdf", "pdf", {}, cache)
+    assert (cache.hits, cache.misses) == (2, 2)
+
+    turned = io.BytesIO()
+    picture.rotate(90, expand=True).save(turned, "PNG")
+    image_text(turned.getvalue(), "page.png", {}, cache)
+    assert (cache.hits, cache.misses) == (2, 3) and len(seen) == 3  # other pixels: recognised
 
 
 def _valid(real: Lines) -> str:
@@ -412,31 +446,33 @@ def _valid(real: Lines) -> str:
 def test_a_damaged_cache_entry_is_recognised_again(tmp_path, monkeypatch, recognised, damage):
     real = recognised(HELLO)
     data = (IMAGES / HELLO).read_bytes()
-    key, image = content_key(data), open_image(data)
+    image = open_image(data)
+    key = image_key(image)
     calls = []
     monkeypatch.setattr(ocr, "recognise", lambda img: calls.append(img) or real)
     entry = tmp_path / key[:2] / f"{key}.json"
     entry.parent.mkdir(parents=True)
     entry.write_bytes(damage(real))
     cache = Cache(tmp_path)
-    assert cache.lines(key, image).text == real.text
+    assert cache.lines(image).text == real.text
     assert (cache.hits, cache.misses) == (0, 1) and len(calls) == 1
     assert json.loads(entry.read_text(encoding="utf-8"))["v"] == CACHE_FORMAT  # rewritten whole
     reread = Cache(tmp_path)
-    assert reread.lines(key, image).text == real.text and (reread.hits, len(calls)) == (1, 1)
+    assert reread.lines(image).text == real.text and (reread.hits, len(calls)) == (1, 1)
 
 
 def test_a_cache_entry_of_this_format_with_a_damaged_line_is_recognised_again(tmp_path, monkeypatch, recognised):
     real = recognised(HELLO)
     data = (IMAGES / HELLO).read_bytes()
-    key, image = content_key(data), open_image(data)
+    image = open_image(data)
+    key = image_key(image)
     calls = []
     monkeypatch.setattr(ocr, "recognise", lambda img: calls.append(img) or real)
     entry = tmp_path / key[:2] / f"{key}.json"
     entry.parent.mkdir(parents=True)
     entry.write_text(json.dumps({"v": CACHE_FORMAT, "width": 1, "height": 1, "lines": [["x", 1]]}))
     cache = Cache(tmp_path)
-    assert cache.lines(key, image).text == real.text and len(calls) == 1
+    assert cache.lines(image).text == real.text and len(calls) == 1
     assert (cache.hits, cache.misses) == (0, 1)  # a damaged entry is a miss, not a hit
 
 
@@ -446,12 +482,12 @@ def test_a_cache_entry_that_is_not_a_json_object_is_recognised_again(tmp_path, m
     boundary turned into a ReadError for the picture on every build) is recognised again."""
     real = recognised(HELLO)
     data = (IMAGES / HELLO).read_bytes()
-    key = content_key(data)
+    key = image_key(open_image(data))
     monkeypatch.setattr(ocr, "recognise", lambda img: real)
     entry = tmp_path / key[:2] / f"{key}.json"
     entry.parent.mkdir(parents=True)
     entry.write_text(content)
-    assert Cache(tmp_path).lines(key, open_image(data)).text == real.text
+    assert Cache(tmp_path).lines(open_image(data)).text == real.text
 
 
 if __name__ == "__main__":  # the README's Figures: word recall per image, measured afresh
