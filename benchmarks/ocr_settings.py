@@ -16,6 +16,7 @@ words that came out glued to a neighbour. Prints one JSON line per setting and s
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import tempfile
@@ -123,8 +124,6 @@ def read_all(pages: list[tuple[str, bytes, str]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    import os
-
     os.environ["OMP_NUM_THREADS"] = "1"
     from rapidocr import RapidOCR
 
