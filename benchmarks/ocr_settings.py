@@ -1,5 +1,6 @@
-"""The recogniser's line batching (``ragbag.text.ocr.LINES_PER_BATCH``) against RapidOCR's
-default, and a smaller detector scale tried and left out, by word recall and CPU seconds.
+"""The recogniser's settings (``ragbag.text.ocr``: lines one at a time, no line classifier)
+against RapidOCR's defaults and the step between, and a smaller detector input tried and left
+out, by word recall and CPU seconds.
 
 Run from the repository root: ``.venv/bin/python benchmarks/ocr_settings.py`` (about three
 minutes). Each setting reads, in this process with one ONNX Runtime thread:
@@ -15,6 +16,7 @@ words that came out glued to a neighbour. Prints one JSON line per setting and s
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -29,9 +31,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 IMAGES = ROOT / "tests" / "fixtures" / "public" / "images"
 PERSONAS = ROOT / "evalsets" / "ragbag_evalsets" / "personas"
+PACKAGE_MODELS = Path(importlib.util.find_spec("rapidocr").origin).parent / "models"  # type: ignore[arg-type,union-attr]
+CLASSIFIER = {"Global.use_cls": True, "Cls.model_path": str(PACKAGE_MODELS / "ch_ppocr_mobile_v2.0_cls_mobile.onnx")}
 SETTINGS = {
-    "rapidocr defaults": {"Rec.rec_batch_num": 6},
-    "ragbag": {},
+    "rapidocr defaults": {"Rec.rec_batch_num": 6, **CLASSIFIER},
+    "lines one at a time": CLASSIFIER,
+    "ragbag": {},  # and no line classifier: orientation is the page's
     "detector at 512": {"Det.limit_side_len": 512},  # RapidOCR's: 736 (the short side, scaled up)
 }
 

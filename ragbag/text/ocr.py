@@ -198,13 +198,14 @@ def recognise(image: Any) -> Lines:
     """The text lines of a PIL image in reading order (RapidOCR's: top to bottom, left to right);
     lines under :data:`MIN_SCORE` left out. A page scanned sideways (its lines found standing
     up) is read again turned a quarter either way, a page read with little confidence (upside
-    down, say) turned over, and the reading that recognises more is kept: the line classifier
-    only turns single lines, never a page."""
+    down, say) turned over, and the reading that recognises more is kept. Orientation is the
+    page's, never a line's: RapidOCR's line classifier is off (``engine_params``), since a page
+    whose upside-down lines it turned one by one reads confidently, last line first."""
     best = _recognise(image)
     if _sideways(best):
         turns: tuple[int, ...] = (90, 270)
     elif best.lines and sum(ln.score for ln in best.lines) / len(best.lines) < UNSURE:
-        turns = (180,)  # upside down: each line is turned right, but the page reads last line first
+        turns = (180,)  # upside down: its lines read as noise
     else:
         return best
     for turn in turns:
@@ -339,7 +340,6 @@ def _models() -> dict[str, str]:
     wanted = {
         "Det.model_path": root / "PP-OCRv6_det_small.onnx",
         "Rec.model_path": root / "PP-OCRv6_rec_small.onnx",
-        "Cls.model_path": root / "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
     }
     missing = [str(p) for p in wanted.values() if not p.is_file()]
     if missing:
@@ -360,6 +360,7 @@ def engine_params() -> dict[str, Any]:
         "Global.log_level": "error",
         "Global.text_score": MIN_SCORE,
         "Global.max_side_len": MAX_SIDE,
+        "Global.use_cls": False,  # orientation is the page's (``recognise``)
         "Rec.rec_batch_num": LINES_PER_BATCH,
         "EngineConfig.onnxruntime.intra_op_num_threads": threads,
         "EngineConfig.onnxruntime.inter_op_num_threads": 1,

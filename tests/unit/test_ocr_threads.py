@@ -21,7 +21,7 @@ from pathlib import Path
 from ragbag.text import ocr
 ocr.recognise(ocr.open_image(Path(sys.argv[1]).read_bytes()))  # the models load on first use
 engine = ocr._engine()
-print(engine.text_rec.rec_batch_num)  # RapidOCR took ragbag's setting
+print(engine.text_rec.rec_batch_num, engine.use_cls, engine.text_cls)  # ragbag's settings
 print(engine.text_det.session.session.get_session_options().intra_op_num_threads)  # the detector: most of the time
 """
 
@@ -35,9 +35,9 @@ def _threads(omp: str | None) -> str:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     settings, threads = done.stdout.split("\n")[-3:-1]
-    # The line batch (benchmarks/ocr_settings.py): a RapidOCR that renamed its parameter would
-    # drop it silently and read at its own default again.
-    assert settings == str(ocr.LINES_PER_BATCH)
+    # The line batch and no line classifier (benchmarks/ocr_settings.py, ``ocr.recognise``): a
+    # RapidOCR that renamed a parameter would drop it silently and read at its own default again.
+    assert settings == f"{ocr.LINES_PER_BATCH} False None"
     return threads
 
 
