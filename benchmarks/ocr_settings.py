@@ -16,7 +16,6 @@ words that came out glued to a neighbour. Prints one JSON line per setting and s
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -31,8 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 IMAGES = ROOT / "tests" / "fixtures" / "public" / "images"
 PERSONAS = ROOT / "evalsets" / "ragbag_evalsets" / "personas"
-PACKAGE_MODELS = Path(importlib.util.find_spec("rapidocr").origin).parent / "models"  # type: ignore[arg-type,union-attr]
-CLASSIFIER = {"Global.use_cls": True, "Cls.model_path": str(PACKAGE_MODELS / "ch_ppocr_mobile_v2.0_cls_mobile.onnx")}
+CLASSIFIER = {"Global.use_cls": True}  # its model: the wheel's, named by ocr.engine_params
 SETTINGS = {
     "rapidocr defaults": {"Rec.rec_batch_num": 6, **CLASSIFIER},
     "lines one at a time": CLASSIFIER,

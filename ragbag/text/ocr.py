@@ -340,6 +340,7 @@ def _models() -> dict[str, str]:
     wanted = {
         "Det.model_path": root / "PP-OCRv6_det_small.onnx",
         "Rec.model_path": root / "PP-OCRv6_rec_small.onnx",
+        "Cls.model_path": root / "ch_ppocr_mobile_v2.0_cls_mobile.onnx",  # unused (no line classifier), never fetched
     }
     missing = [str(p) for p in wanted.values() if not p.is_file()]
     if missing:
