@@ -2,7 +2,7 @@
 against RapidOCR's defaults and the step between, and a smaller detector input tried and left
 out, by word recall and CPU seconds.
 
-Run from the repository root: ``.venv/bin/python benchmarks/ocr_settings.py`` (about three
+Run from the repository root: ``.venv/bin/python benchmarks/ocr_settings.py`` (about five
 minutes). Each setting reads, in this process with one ONNX Runtime thread:
 
 - *public* (what the settings were chosen on): the OCR pages of ``tests/fixtures/public/images``
@@ -10,8 +10,8 @@ minutes). Each setting reads, in this process with one ONNX Runtime thread:
 - *held out* (never looked at while choosing): the scans and screenshots the evaluation sets'
   generator draws for persona A and persona B, against the lines it drew them from.
 
-Word recall counts words with repeats, case-folded (``words``); "spacing" counts ground-truth
-words that came out glued to a neighbour. Prints one JSON line per setting and set.
+Word recall counts words with repeats, case-folded (``words``); ``glued_words`` counts
+ground-truth words that came out glued to their neighbour. Prints one JSON line per setting and set.
 """
 
 from __future__ import annotations
