@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import dagster as dg
@@ -193,6 +194,26 @@ def _step_spans(instance, run_id: str) -> dict[str, tuple[float, float, int]]:
     return spans
 
 
+# The two builds take 15-25 s; once in a full suite they took 324 s (and 343 s before that) and
+# still passed. Not reproduced alone: when it happens, the cluster's own account is printed.
+STALLED_S = 120
+
+
+def _report_stall(client, seconds: float, outs: dict[str, str]) -> None:
+    """A warning (in pytest's summary) with what the scheduler and workers logged, and each
+    run's last lines: what the next look at an intermittent stall starts from."""
+    import warnings
+
+    events = {topic: [str(e)[:300] for e in entries][-20:] for topic, entries in client.get_events().items()}
+    logs = {worker: [str(line)[:300] for line in lines][-20:] for worker, lines in client.get_worker_logs(n=20).items()}
+    tails = {name: out[-2000:] for name, out in outs.items()}
+    warnings.warn(
+        f"the Dask builds took {seconds:.0f} s: events {json.dumps(events)} worker logs {json.dumps(logs)} "
+        f"runs {json.dumps(tails)}",
+        stacklevel=2,
+    )
+
+
 @pytest.mark.slow(seconds=60)
 def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
     """One connector's two partitions, launched at once as two runs of `build_files` through
@@ -252,9 +273,13 @@ def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
                 )
                 for name in ("a", "b")
             }
+            started = time.monotonic()
+            outs = {}
             for name, p in procs.items():
-                out, _ = p.communicate(timeout=600)
-                assert p.returncode == 0, f"{name}: {out[-4000:]}"
+                outs[name], _ = p.communicate(timeout=600)
+                assert p.returncode == 0, f"{name}: {outs[name][-4000:]}"
+            if time.monotonic() - started > STALLED_S:
+                _report_stall(client, time.monotonic() - started, outs)
             info = instance.event_log_storage.get_concurrency_info(POOL)
             assert info.slot_count == 1 and [s.run_id for s in info.claimed_slots] == ["test-holder"]
         finally:
