@@ -12,8 +12,11 @@ import os
 
 
 def compute_threads() -> int:
-    """``OMP_NUM_THREADS`` when it holds a positive whole number, else the machine's cores."""
+    """``OMP_NUM_THREADS`` when it holds a positive whole number, else the cores this process may
+    run on (its CPU affinity: a container or ``taskset`` may give it fewer than the machine has)."""
     value = os.environ.get("OMP_NUM_THREADS", "").strip()
     if value.isdigit() and int(value) > 0:
         return int(value)
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)

@@ -98,8 +98,10 @@ class Cache:
     def lines(self, image: Any) -> Lines:
         """The lines of ``image`` (an RGB PIL image, as :func:`open_image` gives), from the cache
         when its pixels were recognised before."""
-        key = image_key(image) if self.folder else ""
-        path = self.folder / key[:2] / f"{key}.json" if self.folder else None
+        path = None
+        if self.folder:
+            key = image_key(image)
+            path = self.folder / key[:2] / f"{key}.json"
         if path is not None and path.exists():
             try:
                 d = json.loads(path.read_text(encoding="utf-8"))
@@ -354,8 +356,7 @@ def engine_params() -> dict[str, Any]:
 
     # The encoders' thread budget (OMP_NUM_THREADS where set): ONNX Runtime's threads spin while
     # they wait, so two recognisers each given every core, side by side, burn a third more CPU.
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    threads = max(1, min(4, cores, compute_threads()))
+    threads = min(4, compute_threads())
     return {
         **_models(),
         "Global.log_level": "error",

@@ -278,8 +278,9 @@ def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
             for name, p in procs.items():
                 outs[name], _ = p.communicate(timeout=600)
                 assert p.returncode == 0, f"{name}: {outs[name][-4000:]}"
-            if time.monotonic() - started > STALLED_S:
-                _report_stall(client, time.monotonic() - started, outs)
+            took = time.monotonic() - started
+            if took > STALLED_S:
+                _report_stall(client, took, outs)
             info = instance.event_log_storage.get_concurrency_info(POOL)
             assert info.slot_count == 1 and [s.run_id for s in info.claimed_slots] == ["test-holder"]
         finally:
