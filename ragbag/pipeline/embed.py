@@ -75,7 +75,13 @@ def embed(
     fetched = store.lookup("chunks", "chunk_id", sorted(set(first.values()) | set(shown)), ["chunk_id", "index_text"])
     text_of = dict(zip(fetched.column("chunk_id").to_pylist(), fetched.column("index_text").to_pylist()))
     need = {h: text_of[cid] for h, cid in first.items()}
+    fresh: dict[str, Any] = {}  # float32 rows: a list of Python floats would take 8× the memory
 
+    def vector_of(h: str) -> Any:
+        return fresh[h] if h in fresh else cache.get(_cache_key(model, h))
+
+    if early is not None:  # keyword search first: before the texts are even counted
+        early(0, len(need), vector_of)
     # Longest first by token count, so each batch holds texts of similar length: the encoder pads
     # a batch to its longest text, and token order wastes the least padding (character order
     # is a loose proxy; benchmarks/README.md, benchmarks/embed_order_probe.py).
@@ -84,15 +90,8 @@ def embed(
     order = sorted(need, key=lambda h: -tokens[h])
     hashes, texts = order, [need[h] for h in order]
     total = sum(tokens.values())
-    fresh: dict[str, Any] = {}  # float32 rows: a list of Python floats would take 8× the memory
     encoder = embedding.prepare_passage_encoder(model, total_tokens=total) if texts else ""
     progress.report("embed", source.name, 0, len(texts))
-
-    def vector_of(h: str) -> Any:
-        return fresh[h] if h in fresh else cache.get(_cache_key(model, h))
-
-    if early is not None:
-        early(0, len(texts), vector_of)
     flush_at = batch_size
     workers: set[str] = set()
     for start, vecs, worker in _encoded(texts, model, batch_size, total, cluster):
