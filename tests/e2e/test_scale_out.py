@@ -218,7 +218,7 @@ def _stall_snapshot(client) -> dict:
     each task's story (its transitions, with times) as the scheduler and workers tell it, and the
     machine's processes (a step's helpers, another test's load)."""
     ps = subprocess.run(["ps", "-eo", "pid,ppid,stat,etime,pcpu,args", "--sort=-pcpu"], capture_output=True, text=True)
-    keys = [k for k in client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.tasks))]
+    keys = client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.tasks))
     return {
         "scheduler": client.run_on_scheduler(_thread_stacks),
         "workers": client.run(_thread_stacks),
@@ -319,7 +319,9 @@ def test_two_sources_build_at_once_on_a_dask_cluster(home, tmp_path):
                 time.sleep(0.5)
             outs = {}
             for name, p in procs.items():
-                p.wait(timeout=5)
+                if p.poll() is None:  # past ten minutes: stopped, and its output says where it was
+                    p.kill()
+                p.wait(timeout=30)
                 outs[name] = (tmp_path / f"run-{name}.out").read_text()
                 assert p.returncode == 0, f"{name}: {outs[name][-4000:]}"
             took = time.monotonic() - started
