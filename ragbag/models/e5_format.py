@@ -184,7 +184,7 @@ class Tokenizer:
         self._score = scores
         self._max_bytes = max(len(p) for p in model.pieces)
         self._unk_score = f32(min(scores) - 10.0)
-        self._memo: dict[str, tuple[list[int], float, float]] = {}
+        self._memo: dict[str, tuple[list[int], float, float, tuple[float, ...], float]] = {}
 
     def normalize(self, text: str) -> str:
         """The text ``e5.c`` segments: cut at a NUL (C strings end there), mapped character by
@@ -195,14 +195,27 @@ class Tokenizer:
     def content(self, text: str) -> list[int]:
         """Token ids of ``text`` without ``<s>``/``</s>``."""
         ids: list[int] = []
-        total = 0.0  # the path score so far, a float32 value as in e5.c
+        # e5.c's path score is a float32 sum, token by token. It only matters where a word is
+        # segmented again exactly, so it is summed there (numpy's cumulative float32 sum is that
+        # same sequence of rounded adds) from the scores gathered since; elsewhere a float64 sum
+        # bounds its magnitude: all scores are negative, so rounding errs by at most n·u of it.
+        exact, pending = 0.0, [0.0]  # the float32 score at the last exact word; scores since
+        rough, tokens = 0.0, 0
         for word in self.normalize(text).split(META)[1:]:
             word = META + word
-            seg, margin, low = self._memo.get(word) or self._remember(word)
-            if margin <= 2.0 * len(word) * F32_UNIT * (abs(total) + low) + 1e-9:
-                seg = self._viterbi(word, total, exact=True)[0]
-            for i in seg:
-                total = f32(total + (self._unk_score if i == self.unk else self._score[i]))
+            seg, margin, low, scores, total = self._memo.get(word) or self._remember(word)
+            bound = abs(rough) * (1.0 + tokens * F32_UNIT)
+            if margin <= 2.0 * len(word) * F32_UNIT * (bound + low) + 1e-9:
+                if len(pending) > 1:
+                    pending[0] = exact
+                    exact = float(np.cumsum(np.array(pending, dtype=np.float32), dtype=np.float32)[-1])
+                    pending = [0.0]
+                seg = self._viterbi(word, exact, exact=True)[0]
+                scores = self._scores(seg)
+                total = sum(scores)
+            pending += scores
+            rough += total
+            tokens += len(seg)
             ids += seg
         return ids
 
@@ -210,12 +223,16 @@ class Tokenizer:
         """Tokens the encoder sees for ``text``, ``<s>`` and ``</s>`` included."""
         return len(self.content(text)) + 2
 
-    def _remember(self, word: str) -> tuple[list[int], float, float]:
+    def _scores(self, seg: list[int]) -> tuple[float, ...]:
+        return tuple(self._unk_score if i == self.unk else self._score[i] for i in seg)
+
+    def _remember(self, word: str) -> tuple[list[int], float, float, tuple[float, ...], float]:
         if len(self._memo) >= _MEMO_LIMIT:
             self._memo.clear()
         seg, margin, low = self._viterbi(word, 0.0, exact=False)
-        self._memo[word] = (seg, margin, low)
-        return seg, margin, low
+        scores = self._scores(seg)
+        self._memo[word] = entry = (seg, margin, low, scores, sum(scores))
+        return entry
 
     def _viterbi(self, word: str, start: float, exact: bool) -> tuple[list[int], float, float]:
         """The best segmentation of one word, in ``e5.c``'s order of trials. ``exact``: float32
