@@ -48,8 +48,12 @@ def make_mbox(maildir: Path, target: Path, n: int) -> Path:
     if target.exists() and target.with_suffix(".count").exists() and target.with_suffix(".count").read_text() == str(n):
         return target
     sources = sorted(p for p in maildir.rglob("*") if p.is_file() and not p.name.startswith("."))
-    box = mailbox.mbox(str(target), create=True)
-    box.lock()
+    # Written whole under another name, then renamed: a run stopped while writing leaves no
+    # half mbox for the next to take (or to append to), and no lock, as mailbox's would.
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    target.with_suffix(".count").unlink(missing_ok=True)
+    box = mailbox.mbox(str(partial), create=True)
     try:
         for i in range(n):
             msg = message_from_bytes(sources[i % len(sources)].read_bytes(), policy=policy.compat32)
@@ -59,9 +63,8 @@ def make_mbox(maildir: Path, target: Path, n: int) -> Path:
                 msg.set_payload(f"Ticket T{i} for this thread.\n\n" + str(msg.get_payload()))
             box.add(msg)
     finally:
-        box.flush()
-        box.unlock()
         box.close()
+    os.replace(partial, target)
     target.with_suffix(".count").write_text(str(n))
     return target
 

@@ -14,7 +14,9 @@ splits into independent words; a word's best segmentation is computed once in fl
 reused. Reuse is exact only where float32 rounding cannot change a decision, so each word keeps
 the smallest score margin of its decisions and, where that margin is within the worst rounding
 error at this point of the text, the word is segmented again with float32 arithmetic exactly as
-``e5.c`` does it.
+``e5.c`` does it. The chunker only needs counts, and most doubts are between segmentations of
+the same length (runs of one character, "*****", tie at many): ``count`` leaves those words'
+ids open and settles them only when a later word needs the exact score before it.
 """
 
 from __future__ import annotations
