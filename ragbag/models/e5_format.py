@@ -39,7 +39,6 @@ Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (QK // 2,))])
 _F32 = struct.Struct("<f")
 _SPACES = re.compile(" {2,}")
 _MEMO_LIMIT = 1 << 17  # words kept segmented; the memo is emptied when it fills
-_COUNT_MARGIN_ABOVE = 1.0  # a word whose decisions all part by more is never segmented again: no count margin
 _COUNT_MARGIN_CHARS = 64  # longer words are segmented again whenever their ids are in doubt
 
 
@@ -188,7 +187,7 @@ class Tokenizer:
         self._score = scores
         self._max_bytes = max(len(p) for p in model.pieces)
         self._unk_score = f32(min(scores) - 10.0)
-        self._memo: dict[str, tuple[list[int], float, float, tuple[float, ...], float, float]] = {}
+        self._memo: dict[str, tuple[list[int], float, float, tuple[float, ...], float, float | None]] = {}
 
     def normalize(self, text: str) -> str:
         """The text ``e5.c`` segments: cut at a NUL (C strings end there), mapped character by
@@ -236,7 +235,7 @@ class Tokenizer:
                     open_words.append((word, scores))
                 else:
                     pending += scores
-            elif count_margin > limit * 1.01:  # the 1 %: the other lengths' scores round too
+            elif self._count_margin(word, count_margin) > limit * 1.01:  # 1 %: the other lengths round too
                 open_words.append((word, None))
                 slack += limit
             else:
@@ -264,19 +263,26 @@ class Tokenizer:
     def _scores(self, seg: list[int]) -> tuple[float, ...]:
         return tuple(self._unk_score if i == self.unk else self._score[i] for i in seg)
 
-    def _remember(self, word: str) -> tuple[list[int], float, float, tuple[float, ...], float, float]:
+    def _remember(self, word: str) -> tuple[list[int], float, float, tuple[float, ...], float, float | None]:
         if len(self._memo) >= _MEMO_LIMIT:
             self._memo.clear()
         seg, margin, low = self._viterbi(word, 0.0, exact=False)
         scores = self._scores(seg)
-        total = sum(scores)
-        count_margin = self._count_margin(word, total, len(seg)) if margin < _COUNT_MARGIN_ABOVE else margin
-        self._memo[word] = entry = (seg, margin, low, scores, total, count_margin)
+        self._memo[word] = entry = (seg, margin, low, scores, sum(scores), None)
         return entry
 
-    def _count_margin(self, word: str, best: float, length: int) -> float:
-        """How far below ``best`` (the word's best score, of ``length`` tokens) the best
-        segmentation of any other length scores, in float64; 0 for words too long to look."""
+    def _count_margin(self, word: str, known: float | None) -> float:
+        """How far below the word's best score (from its memo entry) the best segmentation of any
+        other length scores, in float64; 0 for words too long to look. Worked out the first time
+        a word's ids are in doubt (``known``: None), then kept in its memo entry."""
+        if known is not None:
+            return known
+        seg, margin, low, scores, best, _ = self._memo[word]
+        found = self._other_lengths(word, best, len(seg))
+        self._memo[word] = (seg, margin, low, scores, best, found)
+        return found
+
+    def _other_lengths(self, word: str, best: float, length: int) -> float:
         n = len(word)
         if n > _COUNT_MARGIN_CHARS:
             return 0.0
