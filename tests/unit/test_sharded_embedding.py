@@ -43,13 +43,21 @@ def test_one_source_embeds_across_two_workers_as_one_process_would(home, tmp_pat
     src, store = _chunked(home, "notes")
     model = home_model(home)
 
+    monkeypatch.setattr(embedding, "_torch_e5", {})  # this test's own engine state
+    embedding.prepare_passage_encoder(model)  # torch loaded in this process: the workers choose for themselves
     report = embed.embed(store, src, model, cluster=home.embed_cluster)
     assert report["chunks_embedded"] == 40 and report["embed_workers"] == 2  # 8 shards, both workers
 
     rows = store.rows("chunks", "notes", ["chunk_id", "index_text"]).to_pydict()
     stored = store.rows("embeddings", "notes", ["chunk_id", "vector"]).to_pydict()
     by_id = dict(zip(stored["chunk_id"], stored["vector"]))
-    here = embedding.encode_passages(rows["index_text"], model)  # one process, in order
+    # One fresh process, in order: the engine its build of these tokens loads (the workers each
+    # chose the same, and the report says which).
+    embedding._torch_e5.clear()
+    count = embedding.token_counter(model)
+    total = sum(count(t) for t in rows["index_text"])
+    assert report["encoder"] == embedding.prepare_passage_encoder(model, total_tokens=total)
+    here = embedding.encode_passages(rows["index_text"], model, total_tokens=total)
     there = np.asarray([by_id[c] for c in rows["chunk_id"]], dtype=np.float32)
     assert np.allclose(here, there, atol=1e-5)
 
