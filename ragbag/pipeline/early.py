@@ -63,19 +63,25 @@ class Early:
     ids: list[str] = field(default_factory=list)  # the early versions' rows, in order
     hashes: list[str] = field(default_factory=list)  # their content hashes
     published_at: int = -1  # the embedded count of the last slice
-    started: float = 0.0
     slices: int = 0
+    # Tokens to encode, cumulative in the embed stage's order (longest texts first), and when
+    # encoding began: the ETA is paced in tokens from then, not in texts since the keyword
+    # publication (whose minutes, and the long texts first, made a first slice's ETA hours).
+    work: list[int] = field(default_factory=list)
+    paced: float = 0.0
 
     def __post_init__(self) -> None:
         self.base = self.home.index_dir(self.source.connector, self.source.name)
 
-    def __call__(self, done: int, total: int, vector_of: VectorOf) -> None:
-        """After each batch the embed stage encodes (and once before the first): publish a slice
-        when this is the start or the embedded count has doubled."""
+    def __call__(self, done: int, total: int, vector_of: VectorOf, work: list[int] | None = None) -> None:
+        """After each batch the embed stage encodes (and before the texts are counted, and
+        before the first batch with ``work``): publish a slice when this is the start or the
+        embedded count has doubled."""
         if total < self.min_chunks:
             return
+        if work is not None:
+            self.work, self.paced = work, time.monotonic()
         if self.last is None:
-            self.started = time.monotonic()
             self._publish(0, total, vector_of)
             return
         if done >= max(FIRST_SLICE, 2 * self.published_at) and done < total:
@@ -98,8 +104,7 @@ class Early:
                 vectors[i] = v
                 embedded += 1
         np.save(target / published.VECTORS, vectors)
-        elapsed = time.monotonic() - self.started
-        eta = round(elapsed / done * (total - done), 1) if done else None
+        eta = self._eta(done)
         manifest = {
             "source": self.source.name,
             "connector": self.source.connector,
@@ -127,6 +132,15 @@ class Early:
         self.last = target
         self.published_at = done
         self.slices += 1
+
+    def _eta(self, done: int) -> float | None:
+        """Seconds left at the pace of the tokens encoded so far; None before any."""
+        if not done or not self.work:
+            return None
+        spent = self.work[min(done, len(self.work)) - 1]
+        if spent <= 0:
+            return None
+        return round((time.monotonic() - self.paced) / spent * (self.work[-1] - spent), 1)
 
     def _first_version(self, target: Path) -> None:
         """Rows and keyword index of every chunk, in the chunks table's order."""

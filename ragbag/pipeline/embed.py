@@ -8,6 +8,7 @@ needs), so its new vectors wait in a pending file, owned here, until the graph s
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ def embed(
     pending: Path | None = None,
     restore: bool = False,
     in_graph: set[str] | None = None,
-    early: Callable[[int, int, Callable[[str], Any]], None] | None = None,
+    early: Callable[..., None] | None = None,
     cluster: str = "",
 ) -> dict[str, Any]:
     """Embed chunks that have no vector for (model, content hash); reuse the cache first.
@@ -43,7 +44,8 @@ def embed(
     its graph (``in_graph``: content hashes) is not embedded at all: it will share that node.
     ``restore``: the source was compact and is fast now, so rows without a vector are embedded
     again (from the cache where it can). ``early``: told (embedded, to embed, a content hash's
-    vector so far) before the first batch and after each, to publish search early
+    vector so far) before the texts are counted, before the first batch (with the tokens to
+    encode, cumulative in encoding order) and after each batch, to publish search early
     (``ragbag.pipeline.early``). ``cluster``: the home's ``build.embed_cluster``, to encode the
     texts in shards on a Dask cluster (``ragbag.pipeline.shards``); "" encodes here.
     """
@@ -90,6 +92,8 @@ def embed(
     order = sorted(need, key=lambda h: -tokens[h])
     hashes, texts = order, [need[h] for h in order]
     total = sum(tokens.values())
+    if early is not None:  # from here encoding starts, longest first: its ETA is paced in tokens
+        early(0, len(texts), vector_of, list(accumulate(tokens[h] for h in order)))
     # On a cluster the workers load the engine (``shards.encode``), not this process.
     encoder = embedding.prepare_passage_encoder(model, total_tokens=total) if texts and not cluster else ""
     progress.report("embed", source.name, 0, len(texts))

@@ -52,9 +52,9 @@ def seen(home, tmp_path, monkeypatch):
     assert publisher is not None
     views: list[dict] = []
 
-    def watched(done, total, vector_of):
+    def watched(done, total, vector_of, work=None):
         before = publisher.slices
-        publisher(done, total, vector_of)
+        publisher(done, total, vector_of, work)
         if publisher.slices > before:
             snapshot._loaded.clear()
             views.append(
@@ -163,3 +163,21 @@ def test_a_build_killed_while_embedding_resumes_from_what_it_embedded(home, tmp_
     assert len(encoded) == 24 - (12 if profile == "fast" else 8) == report["chunks_embedded"]
     snapshot._loaded.clear()
     assert len(search("the walnut ledger", k=24, sources=["notes"], mode="vector")) == 24
+
+
+def test_the_eta_is_paced_in_tokens_from_when_encoding_began(monkeypatch):
+    """The 200,000-message build's first slice said 179,751 s left: its pace was texts since the
+    keyword publication (minutes) and the longest texts come first. The ETA is the tokens left
+    at the pace of the tokens encoded since encoding began."""
+    clock = [100.0]
+    monkeypatch.setattr(early.time, "monotonic", lambda: clock[0])
+    pub = object.__new__(early.Early)  # only the pacing: no store, home or source needed
+    pub.work, pub.paced = [], 0.0
+    assert pub._eta(3) is None  # no pace yet
+    clock[0] = 400.0  # the keyword publication and the count took 300 s: not encoding time
+    pub.work, pub.paced = [400, 700, 900, 1000, 1050, 1100], clock[0]
+    assert pub._eta(0) is None
+    clock[0] = 407.0  # 700 tokens (two long texts) in 7 s: 100 tokens/s, 400 left
+    assert pub._eta(2) == 4.0
+    clock[0] = 410.0
+    assert pub._eta(6) == 0.0 and pub._eta(99) == 0.0  # all done (a count past the list: the last)
