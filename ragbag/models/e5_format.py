@@ -208,9 +208,7 @@ class Tokenizer:
             seg, margin, low, scores, total, _ = self._memo.get(word) or self._remember(word)
             if margin <= _limit(word, rough, tokens, 0.0, low):
                 exact, pending = _fold(exact, pending), [0.0]
-                seg = self._viterbi(word, exact, exact=True)[0]
-                scores = self._scores(seg)
-                total = sum(scores)
+                seg, scores, total = self._exactly(word, exact)
             pending += scores
             rough += total
             tokens += len(seg)
@@ -241,9 +239,7 @@ class Tokenizer:
             else:
                 exact = self._settle(_fold(exact, pending), open_words)
                 pending, open_words = [0.0], []  # slack stays: rough still holds open words' guesses
-                seg = self._viterbi(word, exact, exact=True)[0]
-                scores = self._scores(seg)
-                total = sum(scores)
+                seg, scores, total = self._exactly(word, exact)
                 pending += scores
             rough += total
             tokens += len(seg)
@@ -256,9 +252,16 @@ class Tokenizer:
         for word, scores in open_words:
             if scores is None:
                 exact, pending = _fold(exact, pending), [0.0]
-                scores = self._scores(self._viterbi(word, exact, exact=True)[0])
+                scores = self._exactly(word, exact)[1]
             pending += scores
         return _fold(exact, pending)
+
+    def _exactly(self, word: str, start: float) -> tuple[list[int], tuple[float, ...], float]:
+        """``word`` segmented as e5.c does after a path score of ``start``: ids, their scores, and
+        the scores' float64 sum."""
+        seg = self._viterbi(word, start, exact=True)[0]
+        scores = self._scores(seg)
+        return seg, scores, sum(scores)
 
     def _scores(self, seg: list[int]) -> tuple[float, ...]:
         return tuple(self._unk_score if i == self.unk else self._score[i] for i in seg)
