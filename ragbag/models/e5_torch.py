@@ -207,7 +207,7 @@ class Encoder:
         if self.precision == "bf16-plain":
             # Out in bfloat16: attention and GELU then run on it as they are, and the residual
             # sum promotes it to float32. Casting it up here and down again for the next
-            # multiply costs more than those multiplies on AMX (benchmarks/e5_engines.py).
+            # multiply costs more than those multiplies on AMX (benchmarks/README.md, "The engine").
             w16, b16 = self._bf16[(layer, name)]
             return F.linear(x.to(torch.bfloat16), w16, b16)
         low = self._bf16.get((layer, name))
