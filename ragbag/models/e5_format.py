@@ -24,6 +24,7 @@ from __future__ import annotations
 import mmap
 import re
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -289,7 +290,7 @@ class Tokenizer:
         n = len(word)
         if n > _COUNT_MARGIN_CHARS:
             return 0.0
-        ids, score, unk_score = self._ids, self._score, self._unk_score
+        score, unk_score = self._score, self._unk_score
         reach: list[dict[int, float]] = [{} for _ in range(n + 1)]  # position -> tokens -> best score
         reach[0][0] = 0.0
         nbytes = [len(c.encode()) for c in word]
@@ -297,24 +298,30 @@ class Tokenizer:
             here = reach[i]
             if not here:
                 continue
-            span = 0
-            for e in range(i + 1, n + 1):
-                span += nbytes[e - 1]
-                if span > self._max_bytes:
-                    break
-                idx = ids.get(word[i:e])
-                if idx is not None:
-                    _relax(reach[e], here, score[idx])
+            for e, idx in self._pieces(word, i, nbytes):
+                _relax(reach[e], here, score[idx])
             _relax(reach[i + 1], here, unk_score)
         other = max((v for k, v in reach[n].items() if k != length), default=-np.inf)
         return float(best - other)
+
+    def _pieces(self, word: str, i: int, nbytes: list[int]) -> Iterator[tuple[int, int]]:
+        """(end, piece id) of every vocabulary piece that starts at ``word[i]``, shortest first
+        (``e5.c``'s order), up to the longest piece's bytes."""
+        ids, span = self._ids, 0
+        for e in range(i + 1, len(word) + 1):
+            span += nbytes[e - 1]
+            if span > self._max_bytes:
+                return
+            idx = ids.get(word[i:e])
+            if idx is not None:
+                yield e, idx
 
     def _viterbi(self, word: str, start: float, exact: bool) -> tuple[list[int], float, float]:
         """The best segmentation of one word, in ``e5.c``'s order of trials. ``exact``: float32
         sums from ``start`` as ``e5.c`` adds them; otherwise float64 from zero, returning also
         the smallest margin of any decision and the largest magnitude of a path score."""
         n = len(word)
-        ids, score, unk_score = self._ids, self._score, self._unk_score
+        score, unk_score = self._score, self._unk_score
         best = [-np.inf] * (n + 1)
         best[0] = start
         piece = [0] * (n + 1)
@@ -323,14 +330,7 @@ class Tokenizer:
         nbytes = [len(c.encode()) for c in word]
         for i in range(n):
             here = best[i]
-            span = 0
-            for e in range(i + 1, n + 1):
-                span += nbytes[e - 1]
-                if span > self._max_bytes:
-                    break
-                idx = ids.get(word[i:e])
-                if idx is None:
-                    continue
+            for e, idx in self._pieces(word, i, nbytes):
                 sc = here + score[idx]
                 if exact:
                     sc = f32(sc)
