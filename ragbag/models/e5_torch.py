@@ -136,10 +136,6 @@ class Encoder:
         self._heads, self._head_dim = h.heads, h.hidden // h.heads
         torch.set_num_threads(compute_threads())
 
-    def tokens(self, texts: list[str]) -> int:
-        """Tokens the encoder sees for these passages (prefix and specials included)."""
-        return sum(self.tokenizer.count(PREFIX + t) for t in texts)
-
     def encode(self, texts: list[str]) -> np.ndarray:
         """Unit-length float32 vectors for passages, in input order."""
         h, tok = self.header, self.tokenizer

@@ -33,7 +33,7 @@ def embed(
     pending: Path | None = None,
     restore: bool = False,
     in_graph: set[str] | None = None,
-    early: Callable[..., None] | None = None,
+    early: Callable[[int, int, Callable[[str], Any], list[int] | None], None] | None = None,
     cluster: str = "",
 ) -> dict[str, Any]:
     """Embed chunks that have no vector for (model, content hash); reuse the cache first.
@@ -83,7 +83,7 @@ def embed(
         return fresh[h] if h in fresh else cache.get(_cache_key(model, h))
 
     if early is not None:  # keyword search first: before the texts are even counted
-        early(0, len(need), vector_of)
+        early(0, len(need), vector_of, None)
     # Longest first by token count, so each batch holds texts of similar length: the encoder pads
     # a batch to its longest text, and token order wastes the least padding (character order
     # is a loose proxy; benchmarks/README.md, benchmarks/embed_order_probe.py).
@@ -116,7 +116,7 @@ def embed(
             flush_at = 2 * len(fresh)
         progress.report("embed", source.name, len(fresh), len(texts))
         if early is not None:
-            early(len(fresh), len(texts), vector_of)
+            early(len(fresh), len(texts), vector_of, None)
     for h, v in fresh.items():
         cache[_cache_key(model, h)] = v
 
