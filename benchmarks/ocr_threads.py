@@ -1,4 +1,4 @@
-"""Two OCR recognisers side by side (two builds, two test workers): each with two ONNX Runtime
+"""Two OCR recognisers side by side (two builds, two test workers): each with two runtime
 threads, or each with one (what ``OMP_NUM_THREADS=1`` gives them, ``ragbag.core.threads``).
 
 Run from the repository root: ``.venv/bin/python benchmarks/ocr_threads.py`` (about a minute).
@@ -23,7 +23,7 @@ from ragbag.text import ocr
 engine = ocr._engine()  # the recogniser a build uses, with its parameters
 images = sorted(Path("tests/fixtures/public/images/RapidOCR").glob("*.jpg"))
 engine(np.asarray(ocr.open_image(images[0].read_bytes()))[:, :, ::-1])  # models loaded
-threads = engine.text_det.session.session.get_session_options().intra_op_num_threads
+threads = ocr.detector_threads(engine)
 wall, cpu = time.time(), time.process_time()
 for path in images:
     engine(np.asarray(ocr.open_image(path.read_bytes()))[:, :, ::-1])

@@ -38,6 +38,9 @@ def _shared_engine_folder() -> str:
 
 
 os.environ.setdefault("RAGBAG_E5_ENGINE", _shared_engine_folder())
+# The suite encodes on the CPU wherever it runs, so its figures and verdicts are the same on a
+# machine with a GPU; tests/unit/test_e5_torch.py checks the GPU itself where there is one.
+os.environ.setdefault("RAGBAG_E5_DEVICE", "cpu")
 
 
 def _share_the_cores() -> None:

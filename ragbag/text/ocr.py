@@ -1,7 +1,8 @@
 """Text in pictures: scans, screenshots, photos of letters and image-only PDF pages, read offline.
 
 The recogniser is RapidOCR (Apache-2.0) running PaddleOCR's PP-OCRv6 small detection and
-recognition models on ONNX Runtime. Its wheel ships those models, so nothing is downloaded
+recognition models on OpenVINO (Apache-2.0; ONNX Runtime where OpenVINO is not installed, see
+:func:`runtime`). Its wheel ships those models, so nothing is downloaded
 (``_models`` points at the wheel's own files and refuses to run without them), and one model
 reads Chinese, English and the Latin scripts with diacritics (German, French, Portuguese...).
 Tesseract would need a system binary and a language pack per script; EasyOCR downloads its
@@ -31,6 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ragbag.text.ocr_layout import Line, reading_order
 from ragbag.text.unreadable import Unreadable
 
 MIN_SCORE = 0.5  # a line the recogniser is less sure of is more often noise (texture, a logo) than text
@@ -43,16 +45,6 @@ MAX_SIDE = 2000  # the detector's input is scaled to this longest side (RapidOCR
 LINES_PER_BATCH = 1
 CACHE_FORMAT = 2  # of the cached results; raise it when the models, their settings or the line format change
 _LOCK = threading.Lock()  # one recogniser per process; ONNX Runtime sessions are not re-entered
-
-
-@dataclass
-class Line:
-    """One recognised line: its text, the recogniser's confidence, and its box
-    (x0, y0, x1, y1) as fractions of the image's width and height, y down."""
-
-    text: str
-    score: float
-    box: tuple[float, float, float, float]
 
 
 @dataclass
@@ -134,10 +126,10 @@ class Cache:
 
 
 def image_key(image: Any) -> str:
-    """The cache key of an image: its size and pixels (after EXIF orientation), and the cache
-    format, so other models or settings never read these results."""
+    """The cache key of an image: its size and pixels (after EXIF orientation), the cache format
+    and the runtime, so other models, settings or arithmetic never read these results."""
     h = hashlib.blake2b(digest_size=20)
-    h.update(f"ocr{CACHE_FORMAT} {image.mode} {image.width}x{image.height}\0".encode())
+    h.update(f"ocr{CACHE_FORMAT} {runtime()} {image.mode} {image.width}x{image.height}\0".encode())
     h.update(image.tobytes())
     return h.hexdigest()
 
@@ -253,86 +245,6 @@ def _recognise(image: Any) -> Lines:
     return Lines(width, height, reading_order(lines))
 
 
-COLUMN_LINE = 0.15  # of the page's width: a line this long is running text, not a table cell
-COLUMN_CHARS = 20  # and this many characters
-COLUMN_LINES = 3  # running lines each side of a gap for it to part two columns
-
-
-def reading_order(lines: list[Line]) -> list[Line]:
-    """``lines`` (RapidOCR's order: top to bottom) in the order a person reads them: a page
-    in columns column by column, not line by line across the columns (which mixes two texts in
-    every chunk). A recursive XY-cut: a block is cut down a vertical gap no line crosses when
-    running text (:data:`COLUMN_LINES` lines of :data:`COLUMN_LINE`) lies on both sides, else
-    across at blank-line gaps (a headline above two columns, a letterhead above the body), and
-    each part is read in turn. Tables and forms keep their rows: their cells are short. A
-    caption set between two columns goes with the column it starts in."""
-    if len(lines) < 2 * COLUMN_LINES:
-        return lines
-    left, right = _column_cut(lines)
-    if left and right:
-        return reading_order(left) + reading_order(right)
-    blocks = _blank_line_cut(lines)
-    if len(blocks) > 1:
-        return [line for block in blocks for line in reading_order(block)]
-    return lines
-
-
-def _column_cut(lines: list[Line]) -> tuple[list[Line], list[Line]]:
-    """The lines left and right of a vertical gap with running text on both sides; ([], [])
-    when there is none. A gap may be crossed by one line in twelve: the detector
-    sometimes joins two columns' lines that sit at one height into one box, which is then
-    read with the column it starts in."""
-    bins = 400
-    cover = [0] * bins
-    for ln in lines:
-        for b in range(int(ln.box[0] * bins), min(bins, int(ln.box[2] * bins) + 1)):
-            cover[b] += 1
-    allowed = max(1, len(lines) // 12)
-    best: tuple[int, int, float] | None = None  # (crossing lines, -gap width, cut)
-    b = 0
-    while b < bins:
-        if cover[b] > allowed:
-            b += 1
-            continue
-        end = b
-        while end < bins and cover[end] <= allowed:
-            end += 1
-        cut = (b + end) / 2 / bins
-        left = [ln for ln in lines if (ln.box[0] + min(ln.box[2], cut)) / 2 < cut]
-        right = [ln for ln in lines if (ln.box[0] + min(ln.box[2], cut)) / 2 >= cut]
-        if all(sum(_running(ln) for ln in side) >= COLUMN_LINES for side in (left, right)):
-            key = (max(cover[b:end]), -(end - b), cut)
-            best = key if best is None or key < best else best
-        b = end
-    if best is None:
-        return [], []
-    cut = best[2]
-    side = lambda ln: ln.box[0] < cut  # noqa: E731 — a crossing line goes with where it starts
-    return [ln for ln in lines if side(ln)], [ln for ln in lines if not side(ln)]
-
-
-def _running(line: Line) -> bool:
-    """A line of running text: long on the page and in letters (a form's label or value, a
-    table's cell, is short in one or the other)."""
-    return line.box[2] - line.box[0] >= COLUMN_LINE and len(line.text) >= COLUMN_CHARS
-
-
-def _blank_line_cut(lines: list[Line]) -> list[list[Line]]:
-    """``lines`` in horizontal bands parted by gaps taller than a line (a blank line or more)."""
-    heights = sorted(ln.box[3] - ln.box[1] for ln in lines)
-    tall = heights[len(heights) // 2]
-    ordered = sorted(lines, key=lambda ln: ln.box[1])
-    blocks: list[list[Line]] = [[]]
-    bottom = ordered[0].box[3]
-    for ln in ordered:
-        if blocks[-1] and ln.box[1] - bottom > tall:
-            blocks.append([])
-        blocks[-1].append(ln)
-        bottom = max(bottom, ln.box[3])
-    keep = {id(ln): i for i, ln in enumerate(lines)}  # within a band, RapidOCR's own order
-    return [sorted(block, key=lambda ln: keep[id(ln)]) for block in blocks]
-
-
 def _models() -> dict[str, str]:
     """The model files inside rapidocr's own wheel: named explicitly, so the library never
     reaches for its download path; a missing file is an error here, not a download."""
@@ -350,13 +262,41 @@ def _models() -> dict[str, str]:
     return {k: str(v) for k, v in wanted.items()}
 
 
-def engine_params() -> dict[str, Any]:
-    """RapidOCR's parameters for ragbag's recogniser (benchmarks compare others against them)."""
+@lru_cache(maxsize=1)
+def runtime() -> str:
+    """The inference runtime that runs the models: "openvino" where its package imports, else
+    "onnxruntime". On the same models and pages OpenVINO reads the same words with a third of
+    ONNX Runtime's CPU (its convolutions are faster; in bfloat16 where the CPU multiplies it in
+    hardware), and the detector is most of what a build spends on OCR (benchmarks/README.md,
+    "The recogniser's runtime"); ONNX Runtime stays for platforms OpenVINO has no wheel for."""
+    try:
+        import openvino  # noqa: F401
+    except ImportError:
+        return "onnxruntime"
+    return "openvino"
+
+
+def engine_params(runtime_name: str | None = None) -> dict[str, Any]:
+    """RapidOCR's parameters for ragbag's recogniser on ``runtime_name`` (default :func:`runtime`;
+    benchmarks compare others against them)."""
+    from rapidocr import EngineType
+
     from ragbag.core.threads import compute_threads
 
-    # The encoders' thread budget (OMP_NUM_THREADS where set): ONNX Runtime's threads spin while
+    # The encoders' thread budget (OMP_NUM_THREADS where set): a runtime's threads spin while
     # they wait, so two recognisers each given every core, side by side, burn a third more CPU.
     threads = min(4, compute_threads())
+    if (runtime_name or runtime()) == "openvino":
+        engine = {
+            "Det.engine_type": EngineType.OPENVINO,
+            "Rec.engine_type": EngineType.OPENVINO,
+            "EngineConfig.openvino.inference_num_threads": threads,
+        }
+    else:
+        engine = {
+            "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+            "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+        }
     return {
         **_models(),
         "Global.log_level": "error",
@@ -364,9 +304,16 @@ def engine_params() -> dict[str, Any]:
         "Global.max_side_len": MAX_SIDE,
         "Global.use_cls": False,  # orientation is the page's (``recognise``)
         "Rec.rec_batch_num": LINES_PER_BATCH,
-        "EngineConfig.onnxruntime.intra_op_num_threads": threads,
-        "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+        **engine,
     }
+
+
+def detector_threads(engine: Any) -> int:
+    """The threads ``engine``'s detector (most of the time) was given, whichever runtime runs it."""
+    session = engine.text_det.session.session
+    if hasattr(session, "get_session_options"):  # ONNX Runtime
+        return int(session.get_session_options().intra_op_num_threads)
+    return int(session.get_compiled_model().get_property("INFERENCE_NUM_THREADS"))
 
 
 @lru_cache(maxsize=1)

@@ -160,6 +160,46 @@ def test_order_is_the_callers_whatever_the_lengths(engine):
     assert (np.diag(cosines) >= bounds).all(), np.diag(cosines)
 
 
+def test_builds_encode_on_a_cuda_device_only_where_torch_sees_one(monkeypatch):
+    monkeypatch.delenv("RAGBAG_E5_DEVICE", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert e5_torch.device() == "cpu"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert e5_torch.device() == "cuda"
+    monkeypatch.setenv("RAGBAG_E5_DEVICE", "CPU")
+    assert e5_torch.device() == "cpu"
+
+
+def test_a_devices_encoder_moves_its_batches_there_and_fills_them_larger(engine, monkeypatch):
+    """The path a GPU takes (tensors moved to the device, batches sized for it), run on a
+    device torch always has: the CPU path's vectors (to within another batching's rounding, as
+    ``test_order_is_the_callers_whatever_the_lengths``), in fewer, larger batches."""
+    texts = [TEXTS[n] for n in TEXTS] * 6 + ["short " * k for k in range(1, 90)]
+    shapes: dict[str, list[tuple[int, int]]] = {"cpu": [], "cpu:0": []}
+    for where in shapes:
+        encoder = e5_torch.Encoder(engine.model, engine.t, "fp32", where)
+        forward = encoder.forward
+        monkeypatch.setattr(
+            encoder, "forward", lambda ids, mask, f=forward, w=where: shapes[w].append(tuple(ids.shape)) or f(ids, mask)
+        )
+        vectors = encoder.encode(texts)
+        if where == "cpu":
+            reference = vectors
+    assert len(shapes["cpu:0"]) < len(shapes["cpu"]), shapes
+    assert max(b * n for b, n in shapes["cpu:0"]) > e5_torch.TOKENS_PER_BATCH
+    assert np.min(np.sum(reference * vectors, axis=1)) >= e5_torch.MIN_COSINE  # as alone vs together
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device here: the GPU is checked where there is one")
+def test_on_a_gpu_the_vectors_are_the_cpus(engine):
+    prepared = e5_torch.prepare(None, on="cuda")
+    assert prepared.encoder is not None and prepared.encoder.device == "cuda", prepared.about
+    assert torch.cuda.get_device_name() in prepared.about
+    texts = [TEXTS[n] for n in TEXTS if n not in PREFIX_ONLY]
+    cpu = e5_torch.Encoder(engine.model, {k: v.cpu() for k, v in engine.t.items()}, "fp32").encode(texts)
+    assert np.min(np.sum(cpu * prepared.encoder.encode(texts), axis=1)) >= e5_torch.MIN_COSINE
+
+
 def test_dequantisation_is_e5cs(engine):
     """q4_0: weight j in the low nibble and j + 16 in the high one of byte j, minus 8, times the
     block's half-precision scale; every half converts as e5.c's fp16_to_fp32 does."""

@@ -1,5 +1,5 @@
-"""The OCR recogniser takes the encoders' thread budget (``ragbag.core.threads``): ONNX Runtime's
-threads spin while they wait, so two recognisers side by side (two builds, two test workers),
+"""The OCR recogniser takes the encoders' thread budget (``ragbag.core.threads``), whichever
+runtime runs it (``ocr.runtime``): a runtime's threads spin while they wait, so two recognisers side by side (two builds, two test workers),
 each given every core, burned about a third more CPU than with one thread each
 (benchmarks/README.md, "Fixed costs of a run")."""
 
@@ -22,7 +22,7 @@ from ragbag.text import ocr
 ocr.recognise(ocr.open_image(Path(sys.argv[1]).read_bytes()))  # the models load on first use
 engine = ocr._engine()
 print(engine.text_rec.rec_batch_num, engine.use_cls, engine.text_cls)  # ragbag's settings
-print(engine.text_det.session.session.get_session_options().intra_op_num_threads)  # the detector: most of the time
+print(ocr.detector_threads(engine))  # the detector: most of the time
 """
 
 
