@@ -174,7 +174,7 @@ def test_a_devices_encoder_moves_its_batches_there_and_fills_them_larger(engine,
     """The path a GPU takes (tensors moved to the device, batches sized for it), run on a
     device torch always has: the CPU path's vectors (to within another batching's rounding, as
     ``test_order_is_the_callers_whatever_the_lengths``), in fewer, larger batches."""
-    texts = [TEXTS[n] for n in TEXTS] * 6 + ["short " * k for k in range(1, 90)]
+    texts = [TEXTS["long_english"], TEXTS["chinese"]] + [f"passage {i} of twenty words or so, " * 3 for i in range(150)]
     shapes: dict[str, list[tuple[int, int]]] = {"cpu": [], "cpu:0": []}
     for where in shapes:
         encoder = e5_torch.Encoder(engine.model, engine.t, "fp32", where)
