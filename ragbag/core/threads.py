@@ -9,6 +9,9 @@ test processes side by side, one worker of a cluster), and torch only reads it a
 from __future__ import annotations
 
 import os
+from contextlib import AbstractContextManager
+from functools import lru_cache
+from typing import Any
 
 
 def compute_threads() -> int:
@@ -20,3 +23,18 @@ def compute_threads() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
+
+
+def one_blas_thread() -> AbstractContextManager[Any]:
+    """A context in which BLAS (numpy's OpenBLAS) runs on one thread. For the small products of a
+    query: split over threads they gain nothing, and OpenBLAS's threads spin for a while after
+    each product, taking the cores from whatever runs next, such as the next query's encoder on
+    its own OpenMP threads (benchmarks/README.md, "Search on a larger home")."""
+    return _blas().limit(limits=1, user_api="blas")
+
+
+@lru_cache(maxsize=1)
+def _blas() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()

@@ -11,10 +11,12 @@ through sentence-transformers; a test holds the two to the same vectors.
 from __future__ import annotations
 
 import json
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
+
+from ragbag.core.threads import one_blas_thread
 
 
 class BertEncoder:
@@ -38,7 +40,7 @@ class BertEncoder:
 
         BLAS runs single-threaded here: the matrices of one short query are tiny, and threads
         only contend (8x slower measured on a loaded 2-core machine)."""
-        with _blas().limit(limits=1):
+        with one_blas_thread():
             return self._encode(text)
 
     def _encode(self, text: str) -> np.ndarray:
@@ -83,13 +85,6 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     from scipy.special import erf
 
     return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
-
-
-@lru_cache(maxsize=1)
-def _blas():
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
 
 
 @cache

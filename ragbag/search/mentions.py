@@ -3,7 +3,7 @@
 "What did Camille say about the trip" asks about what Camille sent, received or attended, but
 those records seldom say "Camille": an iMessage carries her number, a mail her address, a chat
 her handle, and a question in English about her French mail shares no other word with it. So a
-query that names a person of the home lifts that person's records (``search.people.is_theirs``,
+query that names a person of the home lifts that person's records (``search.people.Holders``,
 resolved as ``--person`` resolves a name) by ``LIFT`` in the fused ranking: above records that
 score alike, never filtering any out, so a question about Camille answered elsewhere still finds
 its answer.
@@ -127,8 +127,9 @@ def masks(
     if not persons:
         return None
     out: list[np.ndarray | None] = []
-    for records, b in zip(record_sets, base):
-        theirs = np.fromiter((any(people.is_theirs(p, r) for p in persons) for r in records), np.bool_, len(records))
+    for records, m, b in zip(record_sets, memo, base):
+        held = people.holders_of(records, m)
+        theirs = np.logical_or.reduce([held.rows(p) for p in persons])
         out.append(theirs if b is None else theirs & b)
     return out
 

@@ -15,9 +15,12 @@ so ``+49 170 1234567`` is ``01701234567``), a handle, or every word of one of th
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from ragbag.core.errors import RagbagError
 
@@ -158,8 +161,74 @@ def shown(text: str, names: dict[str, str]) -> str:
     return re.sub(rf"(?<![<\w.@+-])(?:{alone})(?![\w>@-]|\.\w)", lambda m: names[m.group()], text)
 
 
+@dataclass(frozen=True)
+class Holders:
+    """A source's people fields indexed once, so a person's rows are looked up, not scanned (a
+    question naming someone, or ``--person``, would otherwise test every record of the home).
+    Each field value is one entry; its keys are its addresses, its number, itself as a handle and
+    its words, and ``rows(person)`` is exactly ``[is_theirs(person, r) for r in records]``."""
+
+    size: int  # the records'
+    keys: dict[tuple[str, str], int]  # ("e"|"p"|"h"|"w", key) -> its id
+    starts: np.ndarray  # key id -> its values' span in ``values``
+    values: np.ndarray  # value ids, grouped by key, ascending within a key
+    value_rows: np.ndarray  # value id -> its record's row
+
+    def rows(self, person: Person) -> np.ndarray:
+        out = np.zeros(self.size, dtype=np.bool_)
+        held = [("e", e) for e in person.emails] + [("p", p) for p in person.phones]
+        for key in held + [("h", h) for h in person.handles]:
+            out[self.value_rows[self._values(key)]] = True
+        for name in person.names:  # a value holding every word of one of the person's names
+            common: np.ndarray | None = None if name else np.arange(len(self.value_rows))
+            for w in sorted(name, key=lambda w: len(self._values(("w", w)))):
+                found = self._values(("w", w))
+                common = found if common is None else np.intersect1d(common, found, assume_unique=True)
+                if not len(common):
+                    break
+            if common is not None:
+                out[self.value_rows[common]] = True
+        return out
+
+    def _values(self, key: tuple[str, str]) -> np.ndarray:
+        k = self.keys.get(key)
+        return self.values[self.starts[k] : self.starts[k + 1]] if k is not None else self.values[:0]
+
+
+def holders(records: Sequence[dict[str, Any]]) -> Holders:
+    """Index ``records``' people fields (typed arrays while building: a mailbox's values are many)."""
+    keys: dict[tuple[str, str], int] = {}
+    pair_keys, pair_values, value_rows = array("i"), array("i"), array("i")
+    for row, rec in enumerate(records):
+        for field in FIELDS:
+            for value in strings(rec.get(field)):
+                vid = len(value_rows)
+                value_rows.append(row)
+                found = {("e", e.lower()) for e in _EMAIL.findall(value)} | {("h", value.casefold().strip())}
+                if p := _phone(value):
+                    found.add(("p", p))
+                found |= {("w", w) for w in _words(value)}
+                for key in found:
+                    pair_keys.append(keys.setdefault(key, len(keys)))
+                    pair_values.append(vid)
+    k = np.frombuffer(pair_keys, dtype=np.int32) if pair_keys else np.zeros(0, np.int32)
+    v = np.frombuffer(pair_values, dtype=np.int32) if pair_values else np.zeros(0, np.int32)
+    order = np.argsort(k, kind="stable")  # by key; value ids stay ascending within one
+    starts = np.searchsorted(k[order], np.arange(len(keys) + 1))
+    rows = np.frombuffer(value_rows, dtype=np.int32) if value_rows else np.zeros(0, np.int32)
+    return Holders(len(records), keys, starts, v[order].copy(), rows.copy())
+
+
+def holders_of(records: Sequence[dict[str, Any]], memo: dict[str, Any]) -> Holders:
+    """``holders(records)`` kept in a snapshot's ``memo``: built by the first search that needs it."""
+    if "people.holders" not in memo:
+        memo["people.holders"] = holders(records)
+    held: Holders = memo["people.holders"]
+    return held
+
+
 def mask(person: Person, records: Sequence[dict[str, Any]]) -> list[bool]:
-    return [is_theirs(person, r) for r in records]
+    return holders(records).rows(person).tolist()
 
 
 def _words(text: Any) -> frozenset[str]:

@@ -21,6 +21,7 @@ from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.records import citation_for
 from ragbag.core.rows import Hit, fields
+from ragbag.core.threads import one_blas_thread
 from ragbag.index import bm25, hnsw, published
 from ragbag.index.compact.graph import Compact
 from ragbag.index.compact.search import search_compact
@@ -63,7 +64,11 @@ def results(request: SearchRequest | str, home: Home | str | None = None, **opti
         request = SearchRequest.parse(request, **options)
     elif options:
         raise TypeError(f"search() got a SearchRequest and options {sorted(options)}: put them in the request")
-    r = request
+    with one_blas_thread():  # a query's products are small: see ``core.threads``
+        return _results(request, home)
+
+
+def _results(r: SearchRequest, home: Home | str | None) -> list[Hit]:
     home = home if isinstance(home, Home) else Home(home)
     snaps = _select(home, r.sources, r.connectors)
     if not snaps:
@@ -310,7 +315,7 @@ def _of_person(
     person = people.resolve(asked, _contacts(home))
     out: list[np.ndarray | None] = []
     for s, m in zip(snaps, masks):
-        theirs = np.fromiter(people.mask(person, s.records), np.bool_, len(s.records))
+        theirs = people.holders_of(s.records, s.memo).rows(person)
         out.append(theirs if m is None else m & theirs)
     return out
 

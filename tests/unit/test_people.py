@@ -69,3 +69,49 @@ def test_a_wechat_chat_is_its_contacts_by_wxid_whatever_remark_it_has():
     assert people.is_theirs(person, chat)
     assert not people.is_theirs(person, {**chat, "chat_id": "wxid_other"})
     assert people.names_in(people.book([contact]), chat) == {"wxid_k3n9zw1988": "Zhang Wei"}
+
+
+def test_the_index_of_people_fields_finds_exactly_the_records_a_scan_finds():
+    """``Holders.rows`` (what a search looks up) against ``is_theirs`` record by record (the
+    definition), on records drawn from a pool of the ways people fields write a person: every
+    field, lists, (label, value) pairs, dicts, case, numbers written nationally and
+    internationally, names inside and without addresses, handles with and without a service."""
+    import random
+
+    rng = random.Random(7)
+    pool = [
+        "Anna Weber <anna.weber@example.org>", "ANNA.WEBER@example.org", "anna weber", "Weber, Anna",
+        "Anna", "Annie", "+49 170 1234567", "01701234567", "0170 7654321", "@annaw", "telegram:@annaw",
+        "Anna Schmidt", "schmidt@example.com", "Ben Okafor <ben@example.org>", "ben", "wxid_abc123",
+        "Me", "", "  @AnnaW ", "Weber", "Chen Jing", "陈静", "+86 138 0013 8000",
+    ]  # fmt: skip
+    records = []
+    for _ in range(400):
+        rec: dict = {}
+        for field in rng.sample(people.FIELDS, rng.randint(0, 4)):
+            shape = rng.randint(0, 3)
+            values = rng.sample(pool, rng.randint(1, 3))
+            rec[field] = (
+                values[0]
+                if shape == 0
+                else values
+                if shape == 1
+                else [["label", v] for v in values]
+                if shape == 2
+                else [{"name": v} for v in values]
+            )
+        records.append(rec)
+    contacts = [
+        ANNA,
+        OTHER_ANNA,
+        BEN,
+        {"name": "Chen Jing", "phones": ["+86 138 0013 8000"], "handles": ["wxid_abc123"]},
+    ]
+    persons = [people.resolve(n, contacts) for n in ("Anna Weber", "Ben", "Chen Jing", "Schmidt")]
+    persons += [people.resolve(n, []) for n in ("Weber", "anna weber", "陈静", "Nobody Here")]
+    held = people.holders(records)
+    for p in persons:
+        expected = [people.is_theirs(p, r) for r in records]
+        assert held.rows(p).tolist() == expected, p.asked
+        assert 0 < sum(expected) < len(records) or p.asked == "Nobody Here", p.asked  # the draw tests something
+    assert people.holders([]).rows(persons[0]).tolist() == []
