@@ -13,6 +13,8 @@ search reads::
     vN/graph/                  the proximity graph
     vN/rows.arrow              the chunks' fields search shows, row i = chunk_ids[i] (Arrow IPC)
     vN/vectors.npy             their vectors, row i = chunk_ids[i] (a fast source; none: compact)
+    vN/people.json             how many rows name each person in their people fields (search's
+                               directory of names, without reading every record)
     vN/.superseded             in a replaced version: its mtime is when it was replaced
 
 The build writes a version and swaps ``current``; search, the agent's tools, the checks and the
@@ -57,6 +59,7 @@ BM25_DIR = "bm25"
 GRAPH_DIR = "graph"
 ROWS = "rows.arrow"
 VECTORS = "vectors.npy"
+PEOPLE = "people.json"
 # The chunks' columns ``ROWS`` holds: what search shows and filters on, and what reranking and a
 # compact source's recomputing read (content_hash, index_text).
 ROW_FIELDS = tuple(name for name, (_, col) in columns(ChunkRow).items() if col.published)
@@ -140,6 +143,8 @@ def check_version(directory: Path, source: str) -> tuple[dict[str, Any], list[st
     needed = [f"{BM25_DIR}/tokenizer.json"] if ids else []
     if "graph" in manifest:  # published since the graph stage exists
         needed.append(f"{GRAPH_DIR}/{graph.META}")
+    if "people" in manifest:  # published since the names are counted at publish
+        needed.append(PEOPLE)
     if manifest.get("rows"):  # published since search reads its own copy of the rows
         needed.append(ROWS)
         if manifest["rows"].get("vectors"):
@@ -288,6 +293,20 @@ def write_rows(version: Path, rows: pa.Table, vectors: np.ndarray | None) -> dic
     if vectors is not None:
         np.save(version / VECTORS, np.ascontiguousarray(vectors, dtype=np.float32))
     return {"count": rows.num_rows, "vectors": vectors is not None}
+
+
+def write_people(version: Path, counts: dict[str, int]) -> None:
+    (version / PEOPLE).write_text(json.dumps(counts, ensure_ascii=False, sort_keys=True))
+
+
+def read_people(version: Path, source: str) -> dict[str, int] | None:
+    """The names a version counted (``write_people``); None when it was published without them."""
+    if not (version / PEOPLE).exists():
+        return None
+    counts = _json_file(version / PEOPLE, source)
+    if not isinstance(counts, dict) or not all(isinstance(v, int) for v in counts.values()):
+        raise DamagedIndex(source, f"{PEOPLE} of {version.name} is not a count of names")
+    return counts
 
 
 def read_rows(version: Path, columns: list[str]) -> pa.Table | None:

@@ -19,7 +19,7 @@ from ragbag.core.records import stable_hash
 from ragbag.index import bm25, published
 from ragbag.index.store import Store, lit
 from ragbag.models import embedding
-from ragbag.pipeline import changes
+from ragbag.pipeline import changes, people_names
 from ragbag.pipeline.preview import ROWS as PREVIEW_ROWS
 from ragbag.pipeline.preview import preview
 from ragbag.pipeline.retention import retain
@@ -58,11 +58,13 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
     versions = store.versions()
     progress.report("index", source.name, 0, 1)
     target = published.new_version(base)
+    previous = published.current_version(base, source.name) if ids else None  # an empty index counts no one
     if ids:
-        previous = published.current_version(base, source.name)
         reuse = base / previous / published.BM25_DIR if previous else None
         bm25.write(texts, target / published.BM25_DIR, reuse)
     target.mkdir(parents=True, exist_ok=True)
+    people = people_names.count(rows, base / previous if previous else None, source.name)
+    published.write_people(target, people)
     link_staged_graph(home, source, target)
     published.write_chunk_ids(target, ids)
     dim = embedding.spec(model).dim
@@ -84,6 +86,7 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
         "fingerprint": fingerprint,
         "graph": {k: staged[k] for k in ("profile", "recall_at_10", "bytes", "mode")},
         "rows": copy,
+        "people": len(people),
         "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     published.write_manifest(target, manifest)

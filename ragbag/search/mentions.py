@@ -30,9 +30,11 @@ from typing import Any
 import numpy as np
 
 from ragbag.core.errors import RagbagError
+from ragbag.core.people_fields import names_in
 from ragbag.core.records import ME
 from ragbag.search import people
 from ragbag.search.fusion import Candidate
+from ragbag.search.snapshot import Snapshot
 
 # Chosen on the personal set's tune half among 0.05, 0.1 and 0.2 (benchmarks/README.md,
 # "People in the ranking"); judged on its test half and on persona B.
@@ -42,8 +44,6 @@ _STAMPS = itertools.count()
 _TOKEN = re.compile(r"\w+")
 _READINGS, _SPELLINGS = 3, 12  # a character's readings taken; a name's spellings made
 _POSSESSIVE = re.compile(r"\s*['’]s\b")
-# The people fields that hold a person's name (a chat's title may name a group, not a person).
-_NAMING = tuple(f for f in people.FIELDS if f != "chat")
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class Names:
 
 def names_of(contacts: Iterable[dict[str, Any]], record_sets: Iterable[Sequence[dict[str, Any]]]) -> Names:
     """The directory of names from contact records and the people fields of every record."""
-    names = {n for records in record_sets for rec in records for n in _names_in(rec)}
+    names = {n for records in record_sets for rec in records for n in names_in(rec)}
     nicknames: dict[str, str] = {}
     for rec in contacts:
         called = people.display_name(str(rec.get("name") or rec.get("title") or ""))
@@ -101,17 +101,17 @@ def lift(ranked: list[Candidate], theirs: list[Candidate]) -> list[Candidate]:
 
 
 def masks(
-    query: str,
-    contacts: list[dict[str, Any]],
-    record_sets: list[Sequence[dict[str, Any]]],
-    memo: list[dict[str, Any]],
-    base: list[np.ndarray | None],
+    query: str, contacts: list[dict[str, Any]], snaps: Sequence[Snapshot], base: list[np.ndarray | None]
 ) -> list[np.ndarray | None] | None:
     """Per source, the rows of the people ``query`` names (within ``base``); None when it names
-    no one. ``memo`` is each source's per-snapshot memo (its names are gathered once)."""
-    for records, m in zip(record_sets, memo):
+    no one. A source's names are gathered once per snapshot (in its ``memo``): from what its
+    publish counted (``ragbag.pipeline.people_names``), else from every one of its records."""
+    memo = [s.memo for s in snaps]
+    for s, m in zip(snaps, memo):
         if __name__ not in m:  # stamped, so a reloaded snapshot is never taken for the one before
-            m[__name__] = (next(_STAMPS), names_of((), [records]))
+            known = s.people_names()
+            names = _directory(set(known), {}) if known is not None else names_of((), [s.records])
+            m[__name__] = (next(_STAMPS), names)
     key = (tuple(m[__name__][0] for m in memo), tuple(sorted(str(c.get("name")) for c in contacts)))
     last = _LAST[0]  # one read: another thread may replace it
     if last is None or last[0] != key:  # the same snapshots and contacts as the last query: no rebuild
@@ -127,8 +127,8 @@ def masks(
     if not persons:
         return None
     out: list[np.ndarray | None] = []
-    for records, m, b in zip(record_sets, memo, base):
-        held = people.holders_of(records, m)
+    for s, b in zip(snaps, base):
+        held = people.holders_of(s.rows.column("metadata"), s.memo)
         theirs = np.logical_or.reduce([held.rows(p) for p in persons])
         out.append(theirs if b is None else theirs & b)
     return out
@@ -173,11 +173,6 @@ def _romanised(name: str) -> list[frozenset[str]]:
         for cut in (1, 2) if len(name) > 2 else (1,):  # a family name of one character, or of two
             out.append(frozenset(("".join(syllables[:cut]), "".join(syllables[cut:]))))
     return out
-
-
-def _names_in(rec: dict[str, Any]) -> set[str]:
-    found = {people.display_name(value) for key in _NAMING for value in people.strings(rec.get(key))}
-    return {n for n in found if n}
 
 
 def written_as_names(query: str, caseless: bool = True) -> list[str]:

@@ -14,6 +14,7 @@ so ``+49 170 1234567`` is ``01701234567``), a handle, or every word of one of th
 
 from __future__ import annotations
 
+import json
 import re
 from array import array
 from collections.abc import Iterable, Sequence
@@ -21,29 +22,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from ragbag.core.errors import RagbagError
+from ragbag.core.people_fields import FIELDS, display_name, strings
 
 CONNECTOR = "contacts"
-FIELDS = (
-    "from",
-    "from_name",
-    "to",
-    "cc",
-    "sender",
-    "participants",
-    "chat",
-    "chat_id",  # a WeChat chat's wxid, which a contact's X-WECHAT or IMPP handle may give
-    "display_name",
-    "organizer",
-    "attendees",
-)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _WORD = re.compile(r"\w+")
 _PHONE_DIGITS = 9  # the digits two writings of one number share (country code and trunk zero differ)
 _SHOWN = 5
-_BRACKETED = re.compile(r"<[^>]*>|\([^)]*\)")
-_NAME = re.compile(r"[^\W\d_][^\d@<>:/\\|#]*")  # starts with a letter; no digits, address or path marks
 
 
 @dataclass(frozen=True)
@@ -101,16 +89,6 @@ def is_theirs(person: Person, record: dict[str, Any]) -> bool:
     return False
 
 
-def display_name(value: str) -> str | None:
-    """The person's name a people field's value holds: "Anna Weber <anna@…>" holds Anna Weber; an
-    address, a number or a handle alone holds none."""
-    text = _BRACKETED.sub(" ", value).replace('"', " ").strip(" ,;'")
-    if not text or "@" in text:
-        return None
-    m = _NAME.fullmatch(" ".join(text.split()))
-    return m.group() if m and len(m.group()) >= 2 else None
-
-
 @dataclass(frozen=True)
 class Book:
     """The contacts by what records carry of them, for showing a name instead of a raw handle."""
@@ -165,66 +143,98 @@ def shown(text: str, names: dict[str, str]) -> str:
 class Holders:
     """A source's people fields indexed once, so a person's rows are looked up, not scanned (a
     question naming someone, or ``--person``, would otherwise test every record of the home).
-    Each field value is one entry; its keys are its addresses, its number, itself as a handle and
-    its words, and ``rows(person)`` is exactly ``[is_theirs(person, r) for r in records]``."""
+    Records that are alike in their people fields (a document's chunks) are one entry, read once;
+    each field value of an entry is one value, whose keys are its addresses, its number, itself as
+    a handle and its words; ``rows(person)`` is exactly ``[is_theirs(person, r) for r in records]``."""
 
-    size: int  # the records'
+    row_entries: np.ndarray  # row -> its entry
     keys: dict[tuple[str, str], int]  # ("e"|"p"|"h"|"w", key) -> its id
     starts: np.ndarray  # key id -> its values' span in ``values``
     values: np.ndarray  # value ids, grouped by key, ascending within a key
-    value_rows: np.ndarray  # value id -> its record's row
+    value_entries: np.ndarray  # value id -> its entry
 
     def rows(self, person: Person) -> np.ndarray:
-        out = np.zeros(self.size, dtype=np.bool_)
         held = [("e", e) for e in person.emails] + [("p", p) for p in person.phones]
-        for key in held + [("h", h) for h in person.handles]:
-            out[self.value_rows[self._values(key)]] = True
+        found = [self._values(key) for key in held + [("h", h) for h in person.handles]]
         for name in person.names:  # a value holding every word of one of the person's names
-            common: np.ndarray | None = None if name else np.arange(len(self.value_rows))
+            common: np.ndarray | None = None if name else np.arange(len(self.value_entries))
             for w in sorted(name, key=lambda w: len(self._values(("w", w)))):
-                found = self._values(("w", w))
-                common = found if common is None else np.intersect1d(common, found, assume_unique=True)
+                word = self._values(("w", w))
+                common = word if common is None else np.intersect1d(common, word, assume_unique=True)
                 if not len(common):
                     break
             if common is not None:
-                out[self.value_rows[common]] = True
-        return out
+                found.append(common)
+        entries = np.unique(self.value_entries[np.concatenate(found)]) if found else self.value_entries[:0]
+        return np.isin(self.row_entries, entries)
 
     def _values(self, key: tuple[str, str]) -> np.ndarray:
         k = self.keys.get(key)
         return self.values[self.starts[k] : self.starts[k + 1]] if k is not None else self.values[:0]
 
 
-def holders(records: Sequence[dict[str, Any]]) -> Holders:
-    """Index ``records``' people fields (typed arrays while building: a mailbox's values are many)."""
+def holders(records: Sequence[dict[str, Any]], row_entries: np.ndarray | None = None) -> Holders:
+    """Index the people fields of ``records``: each an entry, or with ``row_entries`` the distinct
+    entries the rows map to (typed arrays while building: a mailbox's values are many)."""
     keys: dict[tuple[str, str], int] = {}
-    pair_keys, pair_values, value_rows = array("i"), array("i"), array("i")
-    for row, rec in enumerate(records):
+    of_value: dict[str, list[int]] = {}  # a value's key ids: one sender's address is in many records
+    pair_keys, pair_values, value_entries = array("i"), array("i"), array("i")
+    for entry, rec in enumerate(records):
         for field in FIELDS:
             for value in strings(rec.get(field)):
-                vid = len(value_rows)
-                value_rows.append(row)
-                found = {("e", e.lower()) for e in _EMAIL.findall(value)} | {("h", value.casefold().strip())}
-                if p := _phone(value):
-                    found.add(("p", p))
-                found |= {("w", w) for w in _words(value)}
-                for key in found:
-                    pair_keys.append(keys.setdefault(key, len(keys)))
-                    pair_values.append(vid)
+                vid = len(value_entries)
+                value_entries.append(entry)
+                ids = of_value.get(value)
+                if ids is None:
+                    found = {("e", e.lower()) for e in _EMAIL.findall(value)} | {("h", value.casefold().strip())}
+                    if p := _phone(value):
+                        found.add(("p", p))
+                    found |= {("w", w) for w in _words(value)}
+                    ids = of_value[value] = [keys.setdefault(key, len(keys)) for key in found]
+                pair_keys.extend(ids)
+                pair_values.extend([vid] * len(ids))
     k = np.frombuffer(pair_keys, dtype=np.int32) if pair_keys else np.zeros(0, np.int32)
     v = np.frombuffer(pair_values, dtype=np.int32) if pair_values else np.zeros(0, np.int32)
     order = np.argsort(k, kind="stable")  # by key; value ids stay ascending within one
     starts = np.searchsorted(k[order], np.arange(len(keys) + 1))
-    rows = np.frombuffer(value_rows, dtype=np.int32) if value_rows else np.zeros(0, np.int32)
-    return Holders(len(records), keys, starts, v[order].copy(), rows.copy())
+    entries = np.frombuffer(value_entries, dtype=np.int32) if value_entries else np.zeros(0, np.int32)
+    rows = np.arange(len(records), dtype=np.int32) if row_entries is None else row_entries
+    return Holders(rows, keys, starts, v[order].copy(), entries.copy())
 
 
-def holders_of(records: Sequence[dict[str, Any]], memo: dict[str, Any]) -> Holders:
-    """``holders(records)`` kept in a snapshot's ``memo``: built by the first search that needs it."""
+def holders_of(metadata: pa.ChunkedArray, memo: dict[str, Any]) -> Holders:
+    """The holders of a snapshot's rows, from their ``metadata`` column (where every people field
+    is): each distinct metadata text read once, kept in the snapshot's ``memo``, built by the
+    first search that needs it."""
     if "people.holders" not in memo:
-        memo["people.holders"] = holders(records)
+        encoded = metadata.combine_chunks().dictionary_encode()
+        texts = encoded.dictionary.to_pylist()
+        records = [_metadata(t) for t in texts] + [{}]  # the last: rows without metadata
+        rows = _indices(encoded.indices, len(texts))
+        memo["people.holders"] = holders(records, rows)
     held: Holders = memo["people.holders"]
     return held
+
+
+def _indices(indices: pa.Array, null: int) -> np.ndarray:
+    """A dictionary's indices as int32, ``null`` where null; read from the buffers (pyarrow's own
+    conversion of an array with nulls imports pandas, which a cold search never does)."""
+    validity, data = indices.buffers()
+    start, n = indices.offset, len(indices)
+    width = indices.type.bit_width // 8
+    values = np.frombuffer(data, dtype=f"<i{width}", count=start + n)[start:].astype(np.int32)
+    if indices.null_count:
+        valid = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[start : start + n]
+        values = np.where(valid.astype(bool), values, null).astype(np.int32)
+    return values
+
+
+def _metadata(text: str | None) -> dict[str, Any]:
+    try:
+        record = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return record if isinstance(record, dict) else {}
 
 
 def mask(person: Person, records: Sequence[dict[str, Any]]) -> list[bool]:
@@ -240,20 +250,3 @@ def _phone(value: str) -> str | None:
     if len(digits) < 7 or _EMAIL.search(value):
         return None
     return digits[-_PHONE_DIGITS:]
-
-
-def strings(value: Any) -> list[str]:
-    """The strings a people field holds: itself, a list's items, (label, value) pairs' values."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list | tuple):
-        out: list[str] = []
-        for v in value:
-            if isinstance(v, str):
-                out.append(v)
-            elif isinstance(v, list | tuple) and v and isinstance(v[-1], str):  # (label, value) pairs
-                out.append(v[-1])
-            elif isinstance(v, dict):
-                out += [str(x) for x in v.values() if isinstance(x, str)]
-        return out
-    return []

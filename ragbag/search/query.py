@@ -304,7 +304,7 @@ def _named(
     contacts: list[dict[str, Any]], query: str, snaps: list[Snapshot], masks: list[np.ndarray | None]
 ) -> list[np.ndarray | None] | None:
     """The rows of the people ``query`` names (``search.mentions``), within ``masks``."""
-    return mentions.masks(query, contacts, [s.records for s in snaps], [s.memo for s in snaps], masks)
+    return mentions.masks(query, contacts, snaps, masks)
 
 
 def _of_person(
@@ -315,7 +315,7 @@ def _of_person(
     person = people.resolve(asked, _contacts(home))
     out: list[np.ndarray | None] = []
     for s, m in zip(snaps, masks):
-        theirs = people.holders_of(s.records, s.memo).rows(person)
+        theirs = people.holders_of(s.rows.column("metadata"), s.memo).rows(person)
         out.append(theirs if m is None else m & theirs)
     return out
 

@@ -105,6 +105,16 @@ class Snapshot:
             self._indexed = {c: (h, x) for c, h, x in zip(t["chunk_id"], t["content_hash"], t["index_text"])}
         return self._indexed[rec["chunk_id"]]
 
+    def people_names(self) -> dict[str, int] | None:
+        """The names the rows' people fields hold, with how many rows hold each, as the publish
+        counted them (``ragbag.pipeline.people_names``); None for a version published without."""
+        if "people_names" not in self.memo:
+            source, where = self.manifest.get("source", self.key), self.directory
+            counted = "people" in self.manifest and where is not None
+            self.memo["people_names"] = published.read_people(where, source) if where and counted else None
+        names: dict[str, int] | None = self.memo["people_names"]
+        return names
+
     @property
     def store(self) -> Store:
         """The LanceDB store it was published from, opened on first use: only the agent's

@@ -91,6 +91,56 @@ def test_a_person_named_in_the_query_is_lifted_without_filtering(home, monkeypat
 
 
 @pytest.mark.slow(seconds=5)
+def test_the_names_a_question_may_name_come_from_the_publish_not_from_every_record(home, monkeypatch):
+    """Each source's publish counted the names its people fields hold (``people.json``): they are
+    the names reading every record gives, and a search in a fresh process lifts Anna Weber's
+    records without reading every record for them."""
+    from ragbag.core.people_fields import names_in
+    from ragbag.search import mentions, snapshot
+
+    snapshot.forget()
+    for name, connector in (("mail", "mail"), ("messages", "imessage"), ("cal", "calendar")):
+        snap = snapshot.load(home, connector, name)
+        counted = snap.people_names() if snap is not None else None
+        assert counted is not None and set(counted) == {n for r in snap.records for n in names_in(r)}, name
+    assert {"Anna Weber", "Jan Hoffmann", "Anna Schmidt"} <= set(snapshot.load(home, "mail", "mail").people_names())
+    snapshot.forget()
+    real = mentions.names_of
+
+    def contacts_only(contacts, record_sets):
+        assert not list(record_sets), "read every record of a source for the names"
+        return real(contacts, record_sets)
+
+    monkeypatch.setattr(mentions, "names_of", contacts_only)
+    monkeypatch.setattr(mentions, "_LAST", [None])
+    lifted = query.search("what did Anna Weber say about the ferry?", home=home, k=4)
+    assert "Ferry tickets" in set(t.split(" — ")[0] for t in lifted["title"])
+
+
+@pytest.mark.slow(seconds=10)
+def test_a_cold_search_naming_a_person_stays_light(home):
+    """A cold search that names someone (the people's index of each snapshot built from its rows'
+    metadata, the names from what the publish counted) imports none of the build's libraries,
+    as ``tests/e2e/test_search_path.py`` holds an unnamed search to."""
+    import json
+    import subprocess
+    import sys
+
+    from test_search_path import HEAVY
+
+    probe = (
+        "import sys, json; from ragbag.search import query; "
+        "hits = query.results('what did Anna Weber say about the ferry?', k=3); "
+        f"print(json.dumps([[h['title'] for h in hits], sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))]))"
+    )
+    env = {**__import__("os").environ, "RAGBAG_HOME": str(home.root)}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    titles, heavy = json.loads(done.stdout.strip().splitlines()[-1])
+    assert heavy == [] and "Ferry tickets" in {t.split(" — ")[0] for t in titles}, (heavy, titles, done.stderr[-2000:])
+
+
+@pytest.mark.slow(seconds=5)
 def test_a_hit_shows_a_contacts_name_for_their_raw_number(home):
     """The iMessage chat knows Anna Weber only as +491701234567: the terminal, the tools and the
     search page show her name; the hit keeps the number, with the name beside it."""

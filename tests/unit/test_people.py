@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import json
+
+import pyarrow as pa
 import pytest
 
 from ragbag.core.errors import RagbagError
@@ -110,8 +113,14 @@ def test_the_index_of_people_fields_finds_exactly_the_records_a_scan_finds():
     persons = [people.resolve(n, contacts) for n in ("Anna Weber", "Ben", "Chen Jing", "Schmidt")]
     persons += [people.resolve(n, []) for n in ("Weber", "anna weber", "陈静", "Nobody Here")]
     held = people.holders(records)
+    # As a snapshot holds them: each row's metadata as JSON text, rows alike sharing one, some none.
+    records += [records[k] for k in range(0, 400, 7)] + [{}]
+    metadata = [json.dumps(r) for r in records] + [None]
+    records.append({})
+    from_metadata = people.holders_of(pa.chunked_array([metadata[:250], metadata[250:]]), {})
     for p in persons:
         expected = [people.is_theirs(p, r) for r in records]
-        assert held.rows(p).tolist() == expected, p.asked
+        assert held.rows(p).tolist() == expected[:400], p.asked
+        assert from_metadata.rows(p).tolist() == expected, p.asked
         assert 0 < sum(expected) < len(records) or p.asked == "Nobody Here", p.asked  # the draw tests something
     assert people.holders([]).rows(persons[0]).tolist() == []
