@@ -237,10 +237,6 @@ def _metadata(text: str | None) -> dict[str, Any]:
     return record if isinstance(record, dict) else {}
 
 
-def mask(person: Person, records: Sequence[dict[str, Any]]) -> list[bool]:
-    return holders(records).rows(person).tolist()
-
-
 def _words(text: Any) -> frozenset[str]:
     return frozenset(w.casefold() for w in _WORD.findall(str(text or "")))
 
