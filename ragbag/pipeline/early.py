@@ -13,12 +13,13 @@ An early version is an ordinary published version (``ragbag.index.published`` ow
 with no graph: vector search is exact over ``vectors.npy``, where a passage not yet embedded is
 a zero vector (a keyword hit only, never a vector hit). Its manifest says how far embedding has
 come (``embedding``: embedded, to_embed, chunks, eta_seconds), which ``ragbag status``, the
-build report and the search page show. Each slice is one swap of ``current``; the rows and the
-keyword index are written once and hard-linked from slice to slice, so a slice costs its
-vectors and manifest. Doubling keeps all slices together within a small multiple of one full
-publication's writes. The publish step then replaces the last slice with the full index (graph
-included) as always. A build killed halfway leaves the last slice readable, and the next build
-embeds only what the embedding cache does not hold yet.
+build report and the search page show. Each slice is one swap of ``current``; the rows, the
+keyword index and the count of the names in the rows' people fields (``people_names``) are
+written once and hard-linked from slice to slice, so a slice costs its vectors and manifest.
+Doubling keeps all slices together within a small multiple of one full publication's writes.
+The publish step then replaces the last slice with the full index (graph included) as always.
+A build killed halfway leaves the last slice readable, and the next build embeds only what the
+embedding cache does not hold yet.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ from ragbag.core.records import stable_hash
 from ragbag.index import bm25, published
 from ragbag.index.store import Store, lit
 from ragbag.models import embedding
+from ragbag.pipeline import people_names
 
 # The embedded count of the first slice with vectors (one encoder batch of the embed stage): a
 # vector hit as soon as there can be one; each later slice holds at least twice the last.
 FIRST_SLICE = 128
-_LINKED = frozenset({published.ROWS, published.CHUNK_IDS})
+_LINKED = frozenset({published.ROWS, published.CHUNK_IDS, published.PEOPLE})
 
 VectorOf = Callable[[str], Any]  # a content hash → its vector, or None while not embedded
 
@@ -64,6 +66,7 @@ class Early:
     hashes: list[str] = field(default_factory=list)  # their content hashes
     published_at: int = -1  # the embedded count of the last slice
     slices: int = 0
+    named: int = 0  # the people the rows name (``people_names``: search's names without a scan)
     # Tokens to encode, cumulative in the embed stage's order (longest texts first), and when
     # encoding began: the ETA is paced in tokens from then, not in texts since the keyword
     # publication (whose minutes, and the long texts first, made a first slice's ETA hours).
@@ -117,6 +120,7 @@ class Early:
             "tokenizer": bm25.TOKENIZER_VERSION,
             "fingerprint": stable_hash("early", self.model, str(len(self.ids)), str(done)),
             "rows": {"count": len(self.ids), "vectors": True},
+            "people": self.named,
             "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "embedding": {
                 "embedded": embedded,
@@ -152,6 +156,9 @@ class Early:
             bm25.write(rows.column("index_text").to_pylist(), target / published.BM25_DIR, None)
         published.write_chunk_ids(target, self.ids)
         published.write_rows(target, rows, None)
+        counts = people_names.count(rows, None, self.source.name)
+        published.write_people(target, counts)
+        self.named = len(counts)
 
 
 def early_publisher(store: Store, home: Home, source: Source, model: str) -> Early | None:

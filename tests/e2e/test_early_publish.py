@@ -63,6 +63,7 @@ def seen(home, tmp_path, monkeypatch):
                     "keyword": search("z20q", k=3, sources=["notes"], mode="keyword")["title"].tolist(),
                     "vector": search("the walnut ledger", k=24, sources=["notes"], mode="vector")["title"].tolist(),
                     "embedding": status(home, src, ("embedding",))["embedding"],
+                    "people": snapshot.load(home, "files", "notes").people_names(),
                 }
             )
 
@@ -90,6 +91,13 @@ def test_vectors_arrive_in_doubling_slices_each_searchable(seen):
         assert len(view["vector"]) == view["embedding"]["embedded"] == view["done"]
         assert view["embedding"]["eta_seconds"] is not None and view["embedding"]["eta_seconds"] >= 0
         assert view["keyword"] == ["Note 20"]
+
+
+def test_every_slice_carries_the_count_of_names_so_search_reads_no_record_for_them(seen):
+    """Notes name no one: an empty count, not a missing one (which would send the first search of
+    every process through every record of a mailbox being built)."""
+    views, *_ = seen
+    assert [v["people"] for v in views] == [{}] * len(views)
 
 
 def test_the_publish_step_replaces_the_slices_with_the_full_index(seen):
