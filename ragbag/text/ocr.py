@@ -25,6 +25,7 @@ import hashlib
 import io
 import json
 import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -268,7 +269,13 @@ def runtime() -> str:
     "onnxruntime". On the same models and pages OpenVINO reads the same words with a third of
     ONNX Runtime's CPU (its convolutions are faster; in bfloat16 where the CPU multiplies it in
     hardware), and the detector is most of what a build spends on OCR (benchmarks/README.md,
-    "The recogniser's runtime"); ONNX Runtime stays for platforms OpenVINO has no wheel for."""
+    "The recogniser's runtime"); ONNX Runtime stays for platforms OpenVINO has no wheel for.
+
+    OpenVINO's package imports its model converter, whose telemetry (on unless opted out) writes a
+    client id and usage counts under ``~/intel`` on import, converted or not: outside the home,
+    which nothing of ragbag's may write to. ragbag converts nothing, so the converter is kept from
+    importing (a missing converter is a case the package handles) before OpenVINO is."""
+    sys.modules.setdefault("openvino.tools.ovc", None)  # type: ignore[arg-type]  # None: not importable
     try:
         import openvino  # noqa: F401
     except ImportError:

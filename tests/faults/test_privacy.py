@@ -151,3 +151,31 @@ def test_every_ragbag_process_writes_privately(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert _loose(home) == []
+
+
+def test_ocr_writes_nothing_in_the_users_home_folder(tmp_path):
+    """The recogniser's runtime (OpenVINO, ``ragbag.text.ocr.runtime``) would write a telemetry
+    client id and usage counts under ``~/intel`` when its package is imported: a fresh process
+    that reads a picture leaves the user's home folder as it found it."""
+    import sys
+
+    from conftest import FIXTURES
+
+    user_home = tmp_path / "user-home"
+    user_home.mkdir()
+    probe = (
+        "import sys; from pathlib import Path; from ragbag.text import ocr; "
+        "print(ocr.runtime(), ocr.recognise(ocr.open_image(Path(sys.argv[1]).read_bytes())).text.split())"
+    )
+    image = FIXTURES / "public" / "images" / "tesseract-test" / "testing__HelloGoogle.tif"
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(image)],
+        env={**env, "HOME": str(user_home)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Hello" in done.stdout
+    assert sorted(p.relative_to(user_home).as_posix() for p in user_home.rglob("*")) == []
