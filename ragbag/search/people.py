@@ -73,7 +73,9 @@ def resolve(asked: str, contacts: Iterable[dict[str, Any]]) -> Person:
 
 
 def is_theirs(person: Person, record: dict[str, Any]) -> bool:
-    """Whether one of the record's people fields names the person (see the module doc)."""
+    """Whether one of the record's people fields names the person (see the module doc), record by
+    record: the definition ``Holders.rows`` is held to (tests/unit/test_people.py); search looks
+    a person's rows up in ``Holders`` instead of asking this of every record."""
     for key in FIELDS:
         for value in strings(record.get(key)):
             folded = value.casefold()
