@@ -115,6 +115,14 @@ def test_the_names_a_question_may_name_come_from_the_publish_not_from_every_reco
     monkeypatch.setattr(mentions, "_LAST", [None])
     lifted = query.search("what did Anna Weber say about the ferry?", home=home, k=4)
     assert "Ferry tickets" in set(t.split(" — ")[0] for t in lifted["title"])
+    # A version published before the count (no people.json): its records are read for the names.
+    snapshot.forget()
+    monkeypatch.setattr(mentions, "names_of", real)
+    monkeypatch.setattr(snapshot.Snapshot, "people_names", lambda self: None)
+    monkeypatch.setattr(mentions, "_LAST", [None])
+    lifted = query.search("what did Anna Weber say about the ferry?", home=home, k=4)
+    assert "Ferry tickets" in set(t.split(" — ")[0] for t in lifted["title"])
+    snapshot.forget()
 
 
 @pytest.mark.slow(seconds=10)
