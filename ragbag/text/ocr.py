@@ -323,6 +323,15 @@ def detector_threads(engine: Any) -> int:
     return int(session.get_compiled_model().get_property("INFERENCE_NUM_THREADS"))
 
 
+def release() -> None:
+    """Let go of this process's recogniser, loaded again by the next picture (its models compile
+    in about the time one page takes). OpenVINO keeps buffers for every input size it has run,
+    several times ONNX Runtime's footprint after a folder of photos and scans; a build releases
+    it after each source's read, so it is not held through the embedding, the build's other
+    large use of memory (benchmarks/README.md, "The recogniser's runtime")."""
+    _engine.cache_clear()
+
+
 @lru_cache(maxsize=1)
 def _engine() -> Any:
     """The one recogniser of this process (loading its models takes about a second)."""
