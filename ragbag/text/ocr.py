@@ -328,7 +328,8 @@ def release() -> None:
     in about the time one page takes). OpenVINO keeps buffers for every input size it has run,
     several times ONNX Runtime's footprint after a folder of photos and scans; a build releases
     it after each source's read, so it is not held through the embedding, the build's other
-    large use of memory (benchmarks/README.md, "The recogniser's runtime")."""
+    large use of memory (benchmarks/README.md, "OpenMP threads between regions, and what the
+    recogniser holds")."""
     _engine.cache_clear()
 
 
