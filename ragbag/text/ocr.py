@@ -326,7 +326,7 @@ def detector_threads(engine: Any) -> int:
 def release() -> None:
     """Let go of this process's recogniser, loaded again by the next picture (its models compile
     in about the time one page takes). OpenVINO keeps buffers for every input size it has run,
-    several times ONNX Runtime's footprint after a folder of photos and scans; a build releases
+    more than twice ONNX Runtime's footprint after a folder of photos and scans; a build releases
     it after each source's read, so it is not held through the embedding, the build's other
     large use of memory (benchmarks/README.md, "OpenMP threads between regions, and what the
     recogniser holds")."""

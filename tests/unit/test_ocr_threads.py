@@ -46,3 +46,23 @@ def test_ocr_uses_omp_num_threads_and_at_most_the_cores_it_may_run_on():
     cores = len(os.sched_getaffinity(0))
     expect = str(min(4, cores))
     assert _threads(None) == expect  # unset: every core this process may use, up to 4
+
+
+def test_a_build_lets_the_recogniser_go_after_reading_and_the_next_picture_loads_it(home, tmp_path, monkeypatch):
+    """``ocr.release`` after each source's read (``pipeline.stages``): a build that recognised a
+    picture holds no recogniser through its embedding and after, and the next picture still reads."""
+    import shutil
+
+    from conftest import build_in_process, cli
+
+    folder = tmp_path / "pictures"
+    folder.mkdir()
+    shutil.copy(HELLO, folder / "hello.tif")
+    cli("add", "files", "pictures", str(folder))
+    monkeypatch.setenv("RAGBAG_OCR_CACHE", str(tmp_path / "ocr"))  # recognised now, not read from the suite's cache
+    ocr.release()
+    report = build_in_process(home, "pictures")
+    assert report["chunks"] == 1
+    assert ocr._engine.cache_info().currsize == 0
+    assert ocr.recognise(ocr.open_image(HELLO.read_bytes())).text.split() == ["Hello", "Google"]
+    assert ocr._engine.cache_info().currsize == 1
