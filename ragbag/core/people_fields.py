@@ -9,6 +9,7 @@ string, a list of them, (label, value) pairs or dicts of strings (``strings``).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -56,6 +57,16 @@ def display_name(value: str) -> str | None:
         return None
     m = _NAME.fullmatch(" ".join(text.split()))
     return m.group() if m and len(m.group()) >= 2 else None
+
+
+def record_of(metadata: str | None) -> dict[str, Any]:
+    """A row's ``metadata`` text as the record whose people fields are read; {} where it is
+    missing or not a JSON object (not written by ragbag: it names no one)."""
+    try:
+        record = json.loads(metadata or "{}")
+    except ValueError:
+        return {}
+    return record if isinstance(record, dict) else {}
 
 
 def names_in(record: dict[str, Any]) -> set[str]:

@@ -163,7 +163,7 @@ class Encoder:
                 part = ids[a : a + width]
                 windows.append((i, max(len(part), 1), [tok.bos, *part, tok.eos]))
         windows.sort(key=lambda w: -len(w[2]))
-        on_cpu = self.device == "cpu"
+        on_cpu, kind = self.device == "cpu", torch.device(self.device).type
         most_tokens = TOKENS_PER_BATCH if on_cpu else CUDA_TOKENS_PER_BATCH
         most_texts = TEXTS_PER_BATCH if on_cpu else CUDA_TEXTS_PER_BATCH
         total = torch.zeros((len(texts), h.hidden), dtype=torch.float64)
@@ -183,7 +183,6 @@ class Encoder:
                     mask[r, : len(seq)] = True
                 if not on_cpu:
                     tokens, mask = tokens.to(self.device), mask.to(self.device)
-                kind = torch.device(self.device).type
                 with torch.autocast(kind, dtype=torch.bfloat16, enabled=self.precision == "bf16"):
                     means = self.forward(tokens, mask).double().cpu()
                 rows = torch.tensor([w[0] for w in batch])

@@ -9,14 +9,13 @@ added and what went subtracted from that version's count.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
 
 from ragbag.core.errors import DamagedIndex
-from ragbag.core.people_fields import names_in
+from ragbag.core.people_fields import names_in, record_of
 from ragbag.index import published
 
 
@@ -47,13 +46,8 @@ def _previous(version: Path, source: str) -> tuple[Counter[str], Counter[str | N
 def _names(metadata: Counter[str | None]) -> Counter[str]:
     out: Counter[str] = Counter()
     for text, rows in metadata.items():
-        try:
-            record = json.loads(text or "{}")
-        except ValueError:
-            continue  # not written by ragbag: it names no one
-        if isinstance(record, dict):
-            for name in names_in(record):
-                out[name] += rows
+        for name in names_in(record_of(text)):
+            out[name] += rows
     return out
 
 

@@ -14,7 +14,6 @@ so ``+49 170 1234567`` is ``01701234567``), a handle, or every word of one of th
 
 from __future__ import annotations
 
-import json
 import re
 from array import array
 from collections.abc import Iterable, Sequence
@@ -25,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from ragbag.core.errors import RagbagError
-from ragbag.core.people_fields import FIELDS, display_name, strings
+from ragbag.core.people_fields import FIELDS, display_name, record_of, strings
 
 CONNECTOR = "contacts"
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -211,7 +210,7 @@ def holders_of(metadata: pa.ChunkedArray, memo: dict[str, Any]) -> Holders:
     if "people.holders" not in memo:
         encoded = metadata.combine_chunks().dictionary_encode()
         texts = encoded.dictionary.to_pylist()
-        records = [_metadata(t) for t in texts] + [{}]  # the last: rows without metadata
+        records = [record_of(t) for t in texts] + [{}]  # the last: rows without metadata
         rows = _indices(encoded.indices, len(texts))
         memo["people.holders"] = holders(records, rows)
     held: Holders = memo["people.holders"]
@@ -229,14 +228,6 @@ def _indices(indices: pa.Array, null: int) -> np.ndarray:
         valid = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[start : start + n]
         values = np.where(valid.astype(bool), values, null).astype(np.int32)
     return values
-
-
-def _metadata(text: str | None) -> dict[str, Any]:
-    try:
-        record = json.loads(text or "{}")
-    except ValueError:
-        return {}
-    return record if isinstance(record, dict) else {}
 
 
 def _words(text: Any) -> frozenset[str]:
