@@ -16,6 +16,13 @@ also in pinyin: "Chen Jing" names 陈静), or a name's word that no other person
 with a capital (or in a script without case, where a name is found inside the text) and not as
 the query's first word unless possessive (``Tom's …``), so "Will the …" names no Will; a
 contact's nickname may be written in lower case ("mum").
+A name in another script is named as a question in Latin letters writes it (陈静 "Chen Jing",
+坂本彩 "Aya Sakamoto", 이민지 "Min-ji Lee", Łukasz "Lukasz": ``ragbag.text.name_spellings``; the
+Japanese readings, which need a dictionary, only for a question holding a name no other spelling
+explains). A kinship word ("dad", "mum", "oma", "엄마": ``ragbag.text.kinship``) names the one
+person the home calls so: a contact's nickname or a chat called by that word alone, or else the
+person whose letters are signed with it ("Veel liefs, Papa") or whom the owner's letters greet
+with it ("Hoi pap,"), read from the records only when a question holds such a word.
 The owner's own messages are "Me" in every source (``core.records.ME``): that names no one.
 """
 
@@ -23,18 +30,20 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ragbag.core.errors import RagbagError
-from ragbag.core.people_fields import names_in
+from ragbag.core.people_fields import display_name, names_in, record_of, strings
 from ragbag.core.records import ME
 from ragbag.search import people
 from ragbag.search.fusion import Candidate
 from ragbag.search.snapshot import Snapshot
+from ragbag.text import kinship, name_spellings
 
 # Chosen on the personal set's tune half among 0.05, 0.1 and 0.2 (benchmarks/README.md,
 # "People in the ranking"); judged on its test half and on persona B.
@@ -42,7 +51,6 @@ LIFT = 0.2
 _LAST: list[tuple[Any, Names] | None] = [None]  # the last query's directory, and what it was made of
 _STAMPS = itertools.count()
 _TOKEN = re.compile(r"\w+")
-_READINGS, _SPELLINGS = 3, 12  # a character's readings taken; a name's spellings made
 _POSSESSIVE = re.compile(r"\s*['’]s\b")
 
 
@@ -55,6 +63,9 @@ class Names:
     keys: dict[str, frozenset[frozenset[str]]]  # a name word -> the keys of ``whole`` holding it
     nicknames: dict[str, str]  # a contact's nickname (may be written in lower case) -> their name
     caseless: tuple[str, ...]  # names in a script without case, found as substrings
+    unread: tuple[str, ...] = ()  # names whose readings need a dictionary, read when a query needs them
+    kin: dict[str, str] = field(default_factory=dict)  # a relation -> the one person the home calls so
+    memo: dict[str, Names] = field(default_factory=dict, compare=False, repr=False)
 
 
 def names_of(contacts: Iterable[dict[str, Any]], record_sets: Iterable[Sequence[dict[str, Any]]]) -> Names:
@@ -76,7 +87,9 @@ def named(query: str, names: Names) -> list[str]:
     tokens = list(_TOKEN.finditer(query))
     folded = {t.group().casefold() for t in tokens}
     as_names = {w.casefold() for w in written_as_names(query)}
-    found: set[str] = set()
+    if names.unread and not as_names <= names.by_word.keys():  # a name no cheap spelling explains
+        names = _read(names)
+    found: set[str] = {names.kin[r] for r in kinship.relations_in(query) if r in names.kin}
     for words in {k for w in folded for k in names.keys.get(w, ())}:  # names holding a query word
         name = names.whole[words]
         as_name = len(words) > 1 or name in names.nicknames or name.casefold() in as_names
@@ -118,6 +131,8 @@ def masks(
         last = (key, _merged(names_of(contacts, ()), [m[__name__][1] for m in memo]))
         _LAST[0] = last
     names = last[1]
+    if kinship.relations_in(query):  # "what did dad ask…": whom the home's letters call so
+        names = _with_letters(names, snaps, contacts)
     persons = []
     for n in named(query, names):
         try:
@@ -138,17 +153,85 @@ def _merged(first: Names, rest: list[Names]) -> Names:
     return _directory({n for d in (first, *rest) for n in d.whole.values()}, first.nicknames)
 
 
+def _read(names: Names) -> Names:
+    """The directory with the dictionary readings of its names (Japanese), made once."""
+    if "read" not in names.memo:
+        read = _directory(set(names.whole.values()), names.nicknames, dictionary=True)
+        names.memo["read"] = Names(read.whole, read.by_word, read.keys, read.nicknames, read.caseless, (), names.kin)
+    return names.memo["read"]
+
+
+def _with_letters(names: Names, snaps: Sequence[Snapshot], contacts: list[dict[str, Any]]) -> Names:
+    """The directory with the relations the home's letters call people by: a letter signed with a
+    kinship word ("Papa") by its one sender, or opening with one ("Hoi pap,") to its one recipient.
+    A relation goes to a person when they hold at least twice the letters of anyone else so
+    called; otherwise (the owner's children call her "Mama" too) to no one."""
+    key = "letters"  # a directory is made for one set of snapshots and contacts (``masks``)
+    if key not in names.memo:
+        votes: Counter[tuple[str, str]] = Counter()
+        for s in snaps:
+            if __name__ + ":letters" not in s.memo:
+                s.memo[__name__ + ":letters"] = _letters(s, contacts)
+            votes.update(s.memo[__name__ + ":letters"])
+        kin = dict(names.kin)
+        for relation in {r for r, _ in votes}:
+            ranked = sorted(((n, p) for (r, p), n in votes.items() if r == relation), reverse=True)
+            if relation not in kin and (len(ranked) == 1 or ranked[0][0] >= 2 * ranked[1][0]):
+                kin[relation] = ranked[0][1]
+        names.memo[key] = Names(
+            names.whole, names.by_word, names.keys, names.nicknames, names.caseless, names.unread, kin
+        )
+    return names.memo[key]
+
+
+def _letters(s: Snapshot, contacts: list[dict[str, Any]]) -> Counter[tuple[str, str]]:
+    """(relation, person) -> the letters of one snapshot that call the person so (see
+    ``_with_letters``); an address alone is named by a contact or by the source's own letters."""
+    if not {"text", "metadata", "ordinal"} <= set(s.rows.column_names):
+        return Counter()
+    named_as = {e.lower(): str(c.get("name") or "") for c in contacts for e in strings(c.get("emails"))}
+    calls: list[tuple[str, str]] = []  # (relation, address or name)
+    texts = s.rows.column("text").to_pylist()
+    metas = s.rows.column("metadata").to_pylist()
+    ordinals = s.rows.column("ordinal").to_pylist()
+    for text, meta, ordinal in zip(texts, metas, ordinals):
+        lines = (text or "").splitlines()
+        opening = kinship.greeted(lines[:8]) if ordinal == 0 else None
+        closing = kinship.signed(lines[-4:])
+        if not (opening or closing) or '"from"' not in (meta or ""):
+            continue
+        rec = record_of(meta)
+        sender = str(rec.get("from") or "")
+        if rec.get("from_name") and "@" in sender:
+            named_as.setdefault(sender.lower(), str(rec["from_name"]))
+        recipients = [*strings(rec.get("to")), *strings(rec.get("cc"))]
+        if opening and len(recipients) == 1:
+            calls.append((opening, recipients[0]))
+        if closing and sender:
+            calls.append((closing, str(rec.get("from_name") or sender)))
+    votes: Counter[tuple[str, str]] = Counter()
+    for relation, who in calls:
+        address = who.strip().lower()
+        name = named_as.get(address) or named_as.get(address.rsplit("<", 1)[-1].strip(">")) or display_name(who)
+        if name and name != ME:
+            votes[(relation, name)] += 1
+    return votes
+
+
 def _fullest(names: Iterable[str]) -> set[str]:
     """The names that are no part of another ("Wei" and "Wei Zhang" name one person: Wei Zhang)."""
     names = set(names)
     return {n for n in names if not any(n != m and _words(n) < _words(m) for m in names)}
 
 
-def _directory(names: set[str], nicknames: dict[str, str]) -> Names:
+def _directory(names: set[str], nicknames: dict[str, str], dictionary: bool = False) -> Names:
     names.discard(ME)
     whole = {_words(n): n for n in sorted(names)}
     for n in sorted(names):
-        whole.update(dict.fromkeys(_romanised(n), n))
+        whole.update(dict.fromkeys(name_spellings.spellings(n), n))
+        if dictionary:
+            whole.update(dict.fromkeys(name_spellings.dictionary_spellings(n), n))
+    unread = () if dictionary else tuple(n for n in sorted(names) if name_spellings.needs_dictionary(n))
     by_word: dict[str, set[str]] = {}
     keys: dict[str, set[frozenset[str]]] = {}
     for words, n in whole.items():
@@ -157,22 +240,19 @@ def _directory(names: set[str], nicknames: dict[str, str]) -> Names:
             keys.setdefault(w, set()).add(words)
     caseless = tuple(n for n in sorted(names) if len(n) >= 2 and n.casefold() == n.upper())
     frozen = {w: frozenset(v) for w, v in keys.items()}
-    return Names(whole, {w: frozenset(v) for w, v in by_word.items()}, frozen, nicknames, caseless)
+    by_word_frozen = {w: frozenset(v) for w, v in by_word.items()}
+    return Names(whole, by_word_frozen, frozen, nicknames, caseless, unread, _kin_named(names, nicknames))
 
 
-def _romanised(name: str) -> list[frozenset[str]]:
-    """A Chinese name as a question in a Latin script writes it: family name and given name in
-    pinyin ("Chen Jing" for 陈静, "Ouyang Nana" for 欧阳娜娜), every reading of each character."""
-    if not 2 <= len(name) <= 4 or not all("\u4e00" <= c <= "\u9fff" for c in name):
-        return []
-    from pypinyin import Style, pinyin
-
-    readings = [r[:_READINGS] for r in pinyin(name, style=Style.NORMAL, heteronym=True)]
-    out = []
-    for syllables in itertools.islice(itertools.product(*readings), _SPELLINGS):
-        for cut in (1, 2) if len(name) > 2 else (1,):  # a family name of one character, or of two
-            out.append(frozenset(("".join(syllables[:cut]), "".join(syllables[cut:]))))
-    return out
+def _kin_named(names: set[str], nicknames: dict[str, str]) -> dict[str, str]:
+    """Relation -> the one person a contact, nickname or chat calls by a kinship word alone
+    ("Mãe", "Papa ❤", "엄마"); a relation two people are called by goes to no one."""
+    called: dict[str, set[str]] = {}
+    for n in names:
+        relations = {kinship.relation(w) for w in _TOKEN.findall(n)}
+        if len(relations) == 1 and None not in relations:
+            called.setdefault(relations.pop() or "", set()).add(nicknames.get(n, n))
+    return {r: next(iter(p)) for r, p in called.items() if len(p) == 1}
 
 
 def written_as_names(query: str, caseless: bool = True) -> list[str]:

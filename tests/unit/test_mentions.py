@@ -68,3 +68,47 @@ def test_a_family_name_read_otherwise_is_named_in_its_reading():
     names = mentions.names_of([], [[{"sender": "曾小明"}, {"sender": "欧阳娜娜"}]])  # 曾 reads zeng as a name
     assert mentions.named("what did zeng xiaoming say?", names) == ["曾小明"]
     assert mentions.named("Ouyang Nana's trip", names) == ["欧阳娜娜"]
+
+
+SCRIPTS = mentions.names_of(
+    [{"name": "Łukasz Wójcik"}],
+    [[{"sender": "坂本彩"}, {"sender": "이민지"}, {"from_name": "Дмитрий Орлов"}, {"sender": "陈静"}]],
+)
+
+
+@pytest.mark.parametrize(
+    "query, named",
+    [
+        ("what did Aya promise to treat me to in Shanghai?", ["坂本彩"]),  # Japanese: a dictionary's reading
+        ("Sakamoto Aya's flat", ["坂本彩"]),
+        ("what did Min-ji say about the flight?", ["이민지"]),  # Korean: syllables, or joined
+        ("Minji's recipe", ["이민지"]),
+        ("lee minji birthday", ["이민지"]),  # a whole name in lower case, the family name as written
+        ("did Lukasz send the invoice?", ["Łukasz Wójcik"]),  # typed without the diacritics
+        ("Dmitriy Orlov contract", ["Дмитрий Орлов"]),
+        ("what did Jing say", ["陈静"]),  # a Chinese name is not given a made-up Japanese reading
+    ],
+)
+def test_a_name_in_another_script_is_named_as_a_question_in_latin_letters_writes_it(query, named):
+    assert mentions.named(query, SCRIPTS) == named
+
+
+def test_a_name_needing_a_dictionary_is_read_only_for_a_question_no_cheaper_spelling_explains():
+    names = mentions.names_of([], [[{"sender": "坂本彩"}, {"sender": "Tom Becker"}]])
+    assert names.unread == ("坂本彩",)
+    assert mentions.named("what did Tom say", names) == ["Tom Becker"] and "read" not in names.memo
+    assert mentions.named("what did Aya say", names) == ["坂本彩"] and "read" in names.memo
+    assert mentions.named("what did I say to Tom?", SCRIPTS) == []  # "I" is no spelling of 이
+
+
+def test_a_kinship_word_names_the_one_person_a_contact_or_chat_calls_so():
+    names = mentions.names_of([{"name": "Sabine Hoffmann", "nicknames": ["Mum"]}], [[{"sender": "Mãe"}]])
+    assert mentions.names_of([{"name": "Sabine Hoffmann", "nicknames": ["Mum"]}], []).kin == {
+        "mother": "Sabine Hoffmann"
+    }
+    assert names.kin == {}  # two people called mother ("Mum", and a chat "Mãe")…
+    assert mentions.named("what did mom say about Christmas?", names) == []  # …are shown, not guessed
+    one = mentions.names_of([], [[{"sender": "Papa ❤"}, {"sender": "엄마"}]])
+    assert mentions.named("what did dad say about the car?", one) == ["Papa ❤"]
+    assert mentions.named("엄마가 뭐라고 했어?", one) == ["엄마"]
+    assert mentions.named("how far is the station?", one) == []  # "far" is no father in a question
