@@ -28,6 +28,10 @@ What is measured, in this order, in one run:
    visits) is timed and scored on the first --leann-sample queries, keyword on all.
 
 Writes benchmarks/results/foundation.json and prints a markdown table.
+
+Long because one run measures both tools phase by phase on the same data (build, refresh,
+search, memory) for one table of ratios: split, each phase would rebuild the state the one before
+left.
 """
 
 from __future__ import annotations

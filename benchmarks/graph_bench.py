@@ -39,6 +39,9 @@ result counts when its exact score reaches the k-th best, so a copy of a true ne
 repeats itself) is a hit. The compact graph has one node per distinct text and is sized to
 ``--budget`` of the raw text with the recall check's floor, as a build makes it
 (``compact.build.build_within``). Writes ``--results`` (``benchmarks/results/graph.json``).
+
+Long because four corpora and two tools are prepared, built and searched in one run, so that
+the ratios are measured side by side.
 """
 
 from __future__ import annotations

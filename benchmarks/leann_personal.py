@@ -56,6 +56,9 @@ as ``empty`` for what it is worth (an empty list, not a judgement of relevance).
 
 Models differ by design: LEANN uses all-MiniLM-L6-v2 (English only; ragbag's old default), the
 ragbag home multilingual-e5-small (ragbag's current default, a 4-bit engine LEANN cannot load).
+
+Long because LEANN's side (its build of the two folders it can read, its searches) and
+ragbag's over the same queries are one comparison in one run.
 """
 
 from __future__ import annotations
