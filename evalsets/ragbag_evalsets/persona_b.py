@@ -31,7 +31,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragbag_evalsets.formats import h
-from ragbag_evalsets.formats.calendar import VTIMEZONE_BERLIN
+from ragbag_evalsets.formats.calendar import in_zone
 from ragbag_evalsets.persona import Persona, write_set
 from ragbag_evalsets.sources import lay
 
@@ -66,10 +66,7 @@ def _event_uid(p: Persona, calendar: dict, event: dict) -> str:
 
 def _lisbon(ics: bytes) -> bytes:
     """The calendar writer's Europe/Berlin, as Luana's Lisbon calendars say it."""
-    berlin = VTIMEZONE_BERLIN.replace("\n", "\r\n").encode()
-    assert berlin in ics
-    ics = ics.replace(berlin, VTIMEZONE_LISBON.replace("\n", "\r\n").encode())
-    return ics.replace(b"Europe/Berlin", b"Europe/Lisbon")
+    return in_zone(ics, "Europe/Lisbon", VTIMEZONE_LISBON)
 
 
 def generate(out: Path) -> Path:

@@ -50,7 +50,7 @@ def test_the_personas_without_their_distribution_say_how_to_install_it(tmp_path,
     """The evaluation personas are not part of an installed ragbag (evalsets/ is a distribution
     of its own): asking for one without it is a one-line error naming the install, before any build."""
     monkeypatch.setitem(sys.modules, "ragbag_evalsets", None)  # as if never installed
-    for name in ("personal", "persona-b"):
+    for name in ("personal", "persona-b", "persona-c"):
         with pytest.raises(RagbagError, match=r"pip install \./evalsets"):
             evaluate.evaluate(name, ["hybrid"], home=tmp_path / "home")
     assert not (tmp_path / "home-personal").exists()

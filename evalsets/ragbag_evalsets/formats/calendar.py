@@ -27,6 +27,15 @@ END:STANDARD
 END:VTIMEZONE"""
 
 
+def in_zone(ics: bytes, tzid: str, vtimezone: str) -> bytes:
+    """A calendar this writer made (on Europe/Berlin) as one kept on another zone says it: the
+    VTIMEZONE block and every TZID replaced, for a persona whose calendars live elsewhere."""
+    berlin = VTIMEZONE_BERLIN.replace("\n", "\r\n").encode()
+    assert berlin in ics
+    ics = ics.replace(berlin, vtimezone.replace("\n", "\r\n").encode())
+    return ics.replace(b"Europe/Berlin", tzid.encode())
+
+
 def _ical_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace(";", "\\;").replace(",", "\\,").replace("\n", "\\n")
 

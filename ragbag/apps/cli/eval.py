@@ -17,8 +17,9 @@ def eval_cmd(
     dataset: str = typer.Argument(
         ...,
         help="A BEIR folder, a SQuAD-style .json file, a home set (a folder "
-        "with home.json), `personal` (the project's own personal-data set) or `persona-b` (a second "
-        "persona, held out: never tuned on); these two need `pip install ./evalsets` from a checkout.",
+        "with home.json), `personal` (the project's own personal-data set), `persona-b` or `persona-c` "
+        "(a second and a third persona, held out: never tuned on); these need `pip install ./evalsets` from a "
+        "checkout.",
     ),
     mode: str = typer.Option("all", "--mode", help=" | ".join(MODES) + " | all."),
     model: str | None = typer.Option(None, "--model", help="Embedding model (default: this home's)."),

@@ -32,8 +32,9 @@ class Dataset:
 
 
 def _personal_set(home: str | Path | None, which: str = "personal") -> Path:
-    """A generated set (``personal``: persona A, tuned on; ``persona-b``: persona B, held out):
-    next to an eval home, else in this RAGBAG_HOME's cache (regenerated each time, identically).
+    """A generated set (``personal``: persona A, tuned on; ``persona-b``, ``persona-c``: personas B
+    and C, held out): next to an eval home, else in this RAGBAG_HOME's cache (regenerated each
+    time, identically).
     The sets are a distribution of their own (``evalsets/`` in the checkout): an installed ragbag
     carries no made-up persona, so without it this says how to get it."""
     try:
@@ -174,12 +175,12 @@ def evaluate(
     **search_kw,
 ) -> dict[str, Any]:
     """Build the dataset and score each mode; the result is what `ragbag eval --json` prints.
-    ``personal`` is the project's own home set and ``persona-b`` its held-out second persona
-    (``ragbag_evalsets``), generated next to ``home`` (or in this home's cache); a folder with
-    ``home.json`` is scored per query kind (``ragbag.apps.eval.homes``)."""
+    ``personal`` is the project's own home set, ``persona-b`` and ``persona-c`` its held-out second
+    and third personas (``ragbag_evalsets``), generated next to ``home`` (or in this home's cache);
+    a folder with ``home.json`` is scored per query kind (``ragbag.apps.eval.homes``)."""
     from ragbag.apps.eval import homes as eval_homes
 
-    if str(path) in ("personal", "persona-b"):
+    if str(path) in ("personal", "persona-b", "persona-c"):
         path = _personal_set(home, str(path))
     if eval_homes.is_home_set(Path(path)):
         return eval_homes.evaluate(Path(path), list(modes), home=home, model=model, **search_kw)

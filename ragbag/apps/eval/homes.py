@@ -13,8 +13,8 @@ relevance floor: search itself has none, see README "Search options").
 
 Held out: every set is scored whole and in two halves by a fixed rule on the query id
 (:func:`half_of`). Ranking is tuned on the "tune" half only and judged on the "test" half and
-on sets never tuned on (the public sets, and ``persona-b``, written apart from the first
-persona); a figure measured on what it was tuned on is not a result.
+on sets never tuned on (the public sets, ``persona-b``, written apart from the first persona,
+and ``persona-c``, written blind); a figure measured on what it was tuned on is not a result.
 """
 
 from __future__ import annotations
