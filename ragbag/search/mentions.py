@@ -32,7 +32,7 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -157,7 +157,7 @@ def _read(names: Names) -> Names:
     """The directory with the dictionary readings of its names (Japanese), made once."""
     if "read" not in names.memo:
         read = _directory(set(names.whole.values()), names.nicknames, dictionary=True)
-        names.memo["read"] = Names(read.whole, read.by_word, read.keys, read.nicknames, read.caseless, (), names.kin)
+        names.memo["read"] = replace(read, kin=names.kin)
     return names.memo["read"]
 
 
@@ -178,9 +178,7 @@ def _with_letters(names: Names, snaps: Sequence[Snapshot], contacts: list[dict[s
             ranked = sorted(((n, p) for (r, p), n in votes.items() if r == relation), reverse=True)
             if relation not in kin and (len(ranked) == 1 or ranked[0][0] >= 2 * ranked[1][0]):
                 kin[relation] = ranked[0][1]
-        names.memo[key] = Names(
-            names.whole, names.by_word, names.keys, names.nicknames, names.caseless, names.unread, kin
-        )
+        names.memo[key] = replace(names, kin=kin, memo={})
     return names.memo[key]
 
 
