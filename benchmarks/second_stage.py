@@ -63,7 +63,7 @@ def variant(name: str, queries: list[str], model: str) -> Iterator[dict]:
             yield {"rerank": int(name.removeprefix("splade"))}
         elif name.startswith("sentences"):
             embedding.prepare_passage_encoder(model)
-            rerank.rerank = _by_sentences(model)  # type: ignore[assignment]
+            rerank.rerank = _by_sentences(model)
             yield {"rerank": int(name.removeprefix("sentences"))}
         else:
             raise SystemExit(f"unknown variant {name!r}: {', '.join(VARIANTS)}")
