@@ -189,14 +189,15 @@ def _letters(s: Snapshot, contacts: list[dict[str, Any]]) -> Counter[tuple[str, 
         return Counter()
     named_as = {e.lower(): str(c.get("name") or "") for c in contacts for e in strings(c.get("emails"))}
     calls: list[tuple[str, str]] = []  # (relation, address or name)
-    texts = s.rows.column("text").to_pylist()
-    metas = s.rows.column("metadata").to_pylist()
-    ordinals = s.rows.column("ordinal").to_pylist()
+    rows = s.rows.filter(kinship.letters_calling(s.rows.column("text"), s.rows.column("metadata")))
+    texts = rows.column("text").to_pylist()
+    metas = rows.column("metadata").to_pylist()
+    ordinals = rows.column("ordinal").to_pylist()
     for text, meta, ordinal in zip(texts, metas, ordinals):
         lines = (text or "").splitlines()
         opening = kinship.greeted(lines[:8]) if ordinal == 0 else None
         closing = kinship.signed(lines[-4:])
-        if not (opening or closing) or '"from"' not in (meta or ""):
+        if not (opening or closing):
             continue
         rec = record_of(meta)
         sender = str(rec.get("from") or "")
