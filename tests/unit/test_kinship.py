@@ -107,3 +107,14 @@ def test_a_relation_two_people_are_called_by_alike_goes_to_no_one():
     again = _mail("me@example.org", ["p.devries@ziggo.nl"], "Hoi pap,\n\nja.", "Luana")
     out = mentions.masks("what did dad ask?", [], [_Snap([*both, again, again])], [None])
     assert out is not None and np.flatnonzero(out[0]).tolist() == [0]  # four letters to two: Pieter's
+
+
+def test_the_first_look_keeps_every_letter_a_kinship_word_opens_or_signs_and_few_others():
+    texts = ["Hoi pap,\nx", "analysis of the ratio\nRegards", "Love,\nMom", "엄마가 뭐래", "Cześć mamo!"]
+    texts += ["a broker's paper, brought over", "x\n" + "words " * 200 + "\nVeel liefs,\nPapa", "Olá Mãe,"]
+    mail = ['{"from": "a@b"}'] * len(texts)
+    kept = kinship.letters_calling(pa.chunked_array([texts]), pa.chunked_array([mail])).to_pylist()
+    assert kept == [True, False, True, True, True, False, True, True]
+    assert kinship.letters_calling(
+        pa.chunked_array([["Love,\nMom"]]), pa.chunked_array([['{"sender": "x"}']])
+    ).to_pylist() == [False]  # not a letter: a chat's messages are read otherwise
