@@ -82,11 +82,12 @@ def names_of(contacts: Iterable[dict[str, Any]], record_sets: Iterable[Sequence[
     return _directory(names | set(nicknames), nicknames)
 
 
-def named(query: str, names: Names) -> list[str]:
-    """The names of the home's people ``query`` names (see the module doc), each one person."""
+def named(query: str, names: Names, every_word: bool = False) -> list[str]:
+    """The names of the home's people ``query`` names (see the module doc), each one person;
+    ``every_word``: each of its words is taken as written as a name (``--person aya``)."""
     tokens = list(_TOKEN.finditer(query))
     folded = {t.group().casefold() for t in tokens}
-    as_names = {w.casefold() for w in written_as_names(query)}
+    as_names = folded if every_word else {w.casefold() for w in written_as_names(query)}
     if names.unread and not as_names <= names.by_word.keys():  # a name no cheap spelling explains
         names = _read(names)
     found: set[str] = {names.kin[r] for r in kinship.relations_in(query) if r in names.kin}
@@ -105,6 +106,38 @@ def named(query: str, names: Names) -> list[str]:
     return sorted(_fullest(found))
 
 
+def person(asked: str, contacts: list[dict[str, Any]], snaps: Sequence[Snapshot]) -> people.Person:
+    """``--person NAME``: resolved through the contacts (``search.people``); a NAME that no
+    contact's addresses, numbers or handles back is also read as a question would name someone,
+    every word of it a name — another script's spelling ("Aya" for 坂本彩) or a kinship word
+    ("dad") — when that names exactly one person."""
+    found = people.resolve(asked, contacts)
+    if found.emails or found.phones or found.handles:
+        return found
+    spelled = named(asked, _home_names(asked, contacts, snaps), every_word=True)
+    return people.resolve(spelled[0], contacts) if len(spelled) == 1 and spelled[0] != asked else found
+
+
+def _home_names(query: str, contacts: list[dict[str, Any]], snaps: Sequence[Snapshot]) -> Names:
+    """The directory of the home's names for ``query``. A source's names are gathered once per
+    snapshot (in its ``memo``): from what its publish counted (``ragbag.pipeline.people_names``),
+    else from every one of its records; a kinship word in the query adds what the letters say."""
+    memo = [s.memo for s in snaps]
+    for s, m in zip(snaps, memo):
+        if __name__ not in m:  # stamped, so a reloaded snapshot is never taken for the one before
+            known = s.people_names()
+            names = _directory(set(known), {}) if known is not None else names_of((), [s.records])
+            m[__name__] = (next(_STAMPS), names)
+    key = (tuple(m[__name__][0] for m in memo), tuple(sorted(str(c.get("name")) for c in contacts)))
+    last = _LAST[0]  # one read: another thread may replace it
+    if last is None or last[0] != key:  # the same snapshots and contacts as the last query: no rebuild
+        last = (key, _merged(names_of(contacts, ()), [m[__name__][1] for m in memo]))
+        _LAST[0] = last
+    if kinship.relations_in(query):  # "what did dad ask…": whom the home's letters call so
+        return _with_letters(last[1], snaps, contacts)
+    return last[1]
+
+
 def lift(ranked: list[Candidate], theirs: list[Candidate]) -> list[Candidate]:
     """The ranking with the named people's candidates (ranked alike, under their mask) lifted."""
     best = {(i, j): s for i, j, s in ranked}
@@ -117,22 +150,8 @@ def masks(
     query: str, contacts: list[dict[str, Any]], snaps: Sequence[Snapshot], base: list[np.ndarray | None]
 ) -> list[np.ndarray | None] | None:
     """Per source, the rows of the people ``query`` names (within ``base``); None when it names
-    no one. A source's names are gathered once per snapshot (in its ``memo``): from what its
-    publish counted (``ragbag.pipeline.people_names``), else from every one of its records."""
-    memo = [s.memo for s in snaps]
-    for s, m in zip(snaps, memo):
-        if __name__ not in m:  # stamped, so a reloaded snapshot is never taken for the one before
-            known = s.people_names()
-            names = _directory(set(known), {}) if known is not None else names_of((), [s.records])
-            m[__name__] = (next(_STAMPS), names)
-    key = (tuple(m[__name__][0] for m in memo), tuple(sorted(str(c.get("name")) for c in contacts)))
-    last = _LAST[0]  # one read: another thread may replace it
-    if last is None or last[0] != key:  # the same snapshots and contacts as the last query: no rebuild
-        last = (key, _merged(names_of(contacts, ()), [m[__name__][1] for m in memo]))
-        _LAST[0] = last
-    names = last[1]
-    if kinship.relations_in(query):  # "what did dad ask…": whom the home's letters call so
-        names = _with_letters(names, snaps, contacts)
+    no one."""
+    names = _home_names(query, contacts, snaps)
     persons = []
     for n in named(query, names):
         try:

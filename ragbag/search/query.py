@@ -310,9 +310,9 @@ def _named(
 def _of_person(
     home: Home, asked: str, snaps: list[Snapshot], masks: list[np.ndarray | None]
 ) -> list[np.ndarray | None]:
-    """The masks narrowed to the records of the person ``asked`` names (``search.people``),
-    resolved through every contacts source of the home, searched or not."""
-    person = people.resolve(asked, _contacts(home))
+    """The masks narrowed to the records of the person ``asked`` names, resolved through every
+    contacts source of the home, searched or not (``search.mentions.person``)."""
+    person = mentions.person(asked, _contacts(home), snaps)
     out: list[np.ndarray | None] = []
     for s, m in zip(snaps, masks):
         theirs = people.holders_of(s.rows.column("metadata"), s.memo).rows(person)

@@ -118,3 +118,17 @@ def test_the_first_look_keeps_every_letter_a_kinship_word_opens_or_signs_and_few
     assert kinship.letters_calling(
         pa.chunked_array([["Love,\nMom"]]), pa.chunked_array([['{"sender": "x"}']])
     ).to_pylist() == [False]  # not a letter: a chat's messages are read otherwise
+
+
+def test_person_reads_a_name_no_contact_backs_as_a_question_would():
+    """``--person dad`` and ``--person aya``: the filter resolves what the question lift resolves."""
+    snap = _Snap(
+        [*LETTERS, {"text": "2025-11-16 12:45 坂本彩: 私のおごりで", "meta": {"sender": "坂本彩", "chat": "坂本彩"}}]
+    )
+    pieter = [{"name": "Pieter de Vries", "emails": ["p.devries@ziggo.nl"]}]
+    dad = mentions.person("dad", pieter, [snap])
+    assert dad.emails == frozenset({"p.devries@ziggo.nl"})  # the contact whose letters say "Papa"
+    aya = mentions.person("aya", pieter, [snap])  # lower case: every word of --person is a name
+    assert aya.names == (frozenset({"坂本彩"}),)
+    nobody = mentions.person("Jan", pieter, [snap])  # names no one: matched by its words, as before
+    assert nobody.names == (frozenset({"jan"}),) and not nobody.emails
