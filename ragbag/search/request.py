@@ -88,10 +88,12 @@ FILTERS: tuple[FilterOption, ...] = (
         "person",
         "person",
         "text",
-        "Only what this person sent, received, attended or chatted in (a name, resolved through contacts).",
+        "Only what this person sent, received, attended or chatted in (a name, resolved through contacts; "
+        "or a kinship word: dad).",
         "Only records of this person: mail from/to/cc them, chats with them, events they attend. A name "
         "(or part of one), resolved through the home's contacts to their addresses and numbers; a name "
-        "that fits several contacts is an error naming them.",
+        "that fits several contacts is an error naming them. A name in Latin letters also finds one "
+        "written in another script, and a kinship word (dad, mum, oma) the one person the home calls so.",
     ),
     FilterOption(
         "after",
