@@ -34,7 +34,8 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _PERSON = "名詞,固有名詞,人名"  # IPADIC's part of speech of a person-name entry
 
 # Korean family names in the spellings their bearers use in Latin letters, besides the Revised
-# Romanization itself (the most common ~40, about nine in ten Koreans); two-syllable ones first.
+# Romanization itself: the most common (about nine in ten Koreans) and the two-syllable ones, none
+# spelled as an English word a question writes with a capital ("An", "No", "Ok", "In").
 _KOREAN_FAMILY = {
     "남궁": ("namgung", "namkoong"),
     "황보": ("hwangbo",),
@@ -59,7 +60,7 @@ _KOREAN_FAMILY = {
     "신": ("shin", "sin"),
     "권": ("kwon", "gwon"),
     "황": ("hwang",),
-    "안": ("ahn", "an"),
+    "안": ("ahn",),
     "송": ("song",),
     "류": ("ryu", "yoo", "yu"),
     "유": ("yoo", "yu"),
@@ -72,7 +73,7 @@ _KOREAN_FAMILY = {
     "배": ("bae", "pae"),
     "백": ("baek", "paik", "baik"),
     "허": ("heo", "huh", "hur"),
-    "노": ("noh", "roh", "no"),
+    "노": ("noh", "roh"),
     "남": ("nam",),
     "하": ("ha",),
     "곽": ("kwak", "gwak"),
@@ -92,35 +93,6 @@ _KOREAN_FAMILY = {
     "방": ("bang", "pang"),
     "공": ("kong", "gong"),
     "현": ("hyun", "hyeon"),
-    "함": ("ham",),
-    "변": ("byun", "byeon"),
-    "염": ("yeom", "yum"),
-    "여": ("yeo", "yuh"),
-    "추": ("choo", "chu"),
-    "도": ("do", "doh"),
-    "소": ("so",),
-    "석": ("seok", "suk"),
-    "설": ("seol", "sul"),
-    "마": ("ma",),
-    "길": ("gil", "kil"),
-    "연": ("yeon", "yun"),
-    "위": ("wi", "wee"),
-    "표": ("pyo",),
-    "명": ("myung", "myeong"),
-    "기": ("ki", "gi"),
-    "반": ("ban", "pan"),
-    "왕": ("wang",),
-    "금": ("geum", "keum"),
-    "옥": ("ok",),
-    "육": ("yook", "yuk"),
-    "인": ("in",),
-    "맹": ("maeng",),
-    "제": ("je",),
-    "모": ("mo",),
-    "탁": ("tak",),
-    "국": ("kook", "guk"),
-    "어": ("eo",),
-    "은": ("eun",),
     "편": ("pyeon", "pyun"),
     "용": ("yong",),
 }
@@ -218,7 +190,7 @@ def _korean_name(name: str, cut: int | None, anyascii) -> list[frozenset[str]]:
             return alone
         cut = 2 if name[:2] in _KOREAN_FAMILY and len(name) >= 4 else 1
     family, given = name[:cut], name[cut:]
-    families = set(_KOREAN_FAMILY.get(family, ())) | set(_syllables_joined(family, anyascii))
+    families = set(_KOREAN_FAMILY.get(family) or _syllables_joined(family, anyascii))
     out = []
     for f in sorted(families):
         for g in _syllables_joined(given, anyascii):
