@@ -61,6 +61,12 @@ def test_names_in_other_scripts_are_spelled_without_a_dictionary(name, spelling)
     assert frozenset(spelling) in name_spellings.spellings(name)
 
 
+def test_a_korean_family_name_is_spelled_as_its_bearers_spell_it_not_as_an_english_word():
+    assert not any("an" in s for s in name_spellings.spellings("안정민"))  # Ahn, never "An"
+    assert frozenset({"ahn", "jungmin"}) in name_spellings.spellings("안정민")
+    assert not any("no" in s for s in name_spellings.spellings("노현우"))
+
+
 def test_no_spelling_holds_a_word_of_one_letter():
     assert all(min(map(len, s)) >= 2 for s in name_spellings.spellings("이오"))
     assert name_spellings.spellings("Anna Weber") == []
