@@ -12,8 +12,10 @@ for the names that need it:
   (坂本 サカモト as a family name, 彩 アヤ as a given name); read only when every part of the name
   is such an entry (or kana), so a Chinese name is not given a made-up Japanese reading. The kana
   are written in Hepburn, with and without the long vowels (Satou and Sato, Youko and Yoko).
-  Janome takes ~0.4 s and ~90 MB to load, so these readings are ``dictionary`` spellings, asked
-  for only when a question holds a name no cheaper spelling explains.
+  Janome's dictionary is slow to load and large in memory (what a cold search pays for it:
+  benchmarks/README.md, "People named as a question writes them"), so these readings are
+  ``dictionary`` spellings, asked for only when a question holds a name no cheaper spelling
+  explains.
 - Korean: Hangul is spelled syllable by syllable in the Revised Romanization (anyascii), with the
   spellings family names are written in by convention (이 Lee/Yi/Rhee, 김 Kim, 박 Park…), the given
   name joined or in syllables ("Minji", "Min-ji"), and as names are often written (현 hyun, 우 woo).
@@ -177,7 +179,7 @@ def _korean(name: str) -> list[frozenset[str]]:
 
     words = name.split()
     if not words or not all(_HANGUL.fullmatch(c) for w in words for c in w):
-        return []  # a name in two scripts ("Jae-won 이") is spelled word by word by anyascii's rule
+        return []  # a name in two scripts ("Jae-won 이"): its Latin words are its spelling already
     return _korean_name("".join(words), len(words[0]) if len(words) > 1 else None, anyascii)
 
 
