@@ -33,7 +33,7 @@ RELATIONS: dict[str, frozenset[str]] = {
         "siostra siostrzyczka syster søster sestra сестра сестрёнка 姐姐 妹妹 お姉ちゃん お姉さん "
         "姉さん 언니 누나 여동생",
         "brother": "brother bro broer broertje bruder brüderchen frère frere hermano irmão irmao "
-        "fratello brat braciszek bror brother брат братик 哥哥 弟弟 お兄ちゃん お兄さん 兄さん 오빠 형 "
+        "fratello brat braciszek bror брат братик 哥哥 弟弟 お兄ちゃん お兄さん 兄さん 오빠 형 "
         "남동생",
         "grandmother": "grandma granny grandmother nana oma omi grand-mère mamie abuela "
         "abuelita avó vovó vó nonna babcia babciu mormor farmor babička бабушка бабуля 奶奶 外婆 姥姥 "
