@@ -9,7 +9,8 @@ Nordic languages, Czech, Russian, Chinese, Japanese, Korean), with the forms a g
 (Polish "mamo", "tato"). Spouses and children are left out: people greet and sign to them by
 name, and "my wife" in one mailbox is "your mother" in the next. A word that is a kinship term in
 one language and something else in another or in a question ("baba", "frau", "man", "far",
-"ma", "gran", "mere") is left out too.
+"ma", "gran", "mere") is left out too, and so are honorifics said mostly of a spouse's parents
+(Korean 어머님, 아버님).
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ RELATIONS: dict[str, frozenset[str]] = {
     for relation, words in {
         "father": "dad daddy father papa pap pappa paps vader vati vater papi père padre "
         "papá pai papai babbo papà tata tato tatuś tatus ojciec fader isä táta tati otec папа "
-        "отец батя 爸爸 爸 父亲 父親 老爸 お父さん 父さん とうさん 아빠 아버지 아버님",
+        "отец батя 爸爸 爸 父亲 父親 老爸 お父さん 父さん とうさん 아빠 아버지",
         "mother": "mom mommy mum mummy mother mama mamma mam mams moeder mutter mutti mami mère "
         "maman madre mamá mãe mae mamãe mamae mamusia mamuś mamus mamo matka moder äiti máma "
-        "мама мать мамочка 妈妈 妈 母亲 母親 老妈 お母さん 母さん かあさん 엄마 어머니 어머님",
+        "мама мать мамочка 妈妈 妈 母亲 母親 老妈 お母さん 母さん かあさん 엄마 어머니",
         "sister": "sister sis zus zusje schwester schwesterherz sœur soeur hermana irmã irma sorella "
         "siostra siostrzyczka syster søster sestra сестра сестрёнка 姐姐 妹妹 お姉ちゃん お姉さん "
         "姉さん 언니 누나 여동생",
