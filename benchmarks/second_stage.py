@@ -16,6 +16,9 @@ hybrid search tried without changing the product:
   first stage already is e5's cosine), over the first stage's top 20 / 50, at SPLADE's share 0.3.
 - ``sentences20``: the top 20 re-scored by their best sentence's e5 cosine with the question
   (sentence vectors for long chunks), at a share of 0.3; the torch engine encodes the sentences.
+- ``langnorm``: each record's cosine with the question moved by its language's median against
+  the source's (records in another language than the question sit lower on e5's scale as a
+  whole; this takes that offset out), on the exact vector search these homes use.
 
 "Multiple windows" is not a variant: a chunk is cut to fit one window of the model
 (``embedding.chunk_budget``), so windows are what chunking already makes. Writes
@@ -36,11 +39,11 @@ import numpy as np
 from ragbag.apps.eval import homes
 from ragbag.core.home import Home
 from ragbag.models import embedding
-from ragbag.search import rerank
+from ragbag.search import query, rerank
 from ragbag.text import sentences
 
 OUT = Path(__file__).resolve().parent / "results" / "second_stage.json"
-VARIANTS = ("baseline", "prefixes", "splade20", "splade50", "sentences20")
+VARIANTS = ("baseline", "prefixes", "splade20", "splade50", "sentences20", "langnorm")
 SHARE = 0.3
 _SENTENCE_VECTORS: dict[str, np.ndarray] = {}
 
@@ -49,6 +52,7 @@ _SENTENCE_VECTORS: dict[str, np.ndarray] = {}
 def variant(name: str, queries: list[str], model: str) -> Iterator[dict]:
     """The search options of a variant, with what it patches in place for its run."""
     saved = (rerank.WEIGHT, rerank.SPARSE_WEIGHT, rerank.rerank)
+    saved_top = query._vector_top
     try:
         if name == "baseline":
             yield {}
@@ -61,6 +65,9 @@ def variant(name: str, queries: list[str], model: str) -> Iterator[dict]:
         elif name.startswith("splade"):
             rerank.WEIGHT, rerank.SPARSE_WEIGHT = 0.0, SHARE
             yield {"rerank": int(name.removeprefix("splade"))}
+        elif name == "langnorm":
+            query._vector_top = _by_language(saved_top)  # type: ignore[assignment]
+            yield {}
         elif name.startswith("sentences"):
             embedding.prepare_passage_encoder(model)
             rerank.rerank = _by_sentences(model)
@@ -69,6 +76,7 @@ def variant(name: str, queries: list[str], model: str) -> Iterator[dict]:
             raise SystemExit(f"unknown variant {name!r}: {', '.join(VARIANTS)}")
     finally:
         rerank.WEIGHT, rerank.SPARSE_WEIGHT, rerank.rerank = saved
+        query._vector_top = saved_top  # type: ignore[assignment]
         embedding._QUERY_CACHE.clear()  # the next variant embeds its queries as shipped
 
 
@@ -92,6 +100,33 @@ def _by_sentences(model: str):
         return out + [(*t[:-1], float((1 - SHARE) * (t[-1] - lo) / span) - 1.0) for t in tail]
 
     return second_stage
+
+
+_LANGUAGES: dict[int, np.ndarray] = {}
+
+
+def _by_language(exact_top):
+    def vector_top(snaps, qv, masks, n, model, width, recompute):
+        cands = []
+        for i, (s, mask) in enumerate(zip(snaps, masks)):
+            if not len(s.vectors):
+                continue
+            if id(s) not in _LANGUAGES:
+                _LANGUAGES[id(s)] = np.array([sentences.language((r["text"] or "")[:600]) for r in s.records])
+            cos = s.vectors @ qv
+            langs = _LANGUAGES[id(s)]
+            shifted = cos.astype(np.float64).copy()
+            whole = float(np.median(cos))
+            for lang in set(langs.tolist()):
+                rows = langs == lang
+                shifted[rows] += whole - float(np.median(cos[rows]))
+            if s.embedded is not None:
+                mask = s.embedded if mask is None else mask & s.embedded
+            cands.extend(query._top([shifted], [mask], n, positive=False, index=i))
+        cands.sort(key=lambda t: -t[2])
+        return cands[:n]
+
+    return vector_top
 
 
 def _minmax(x: np.ndarray) -> np.ndarray:
