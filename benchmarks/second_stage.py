@@ -66,7 +66,7 @@ def variant(name: str, queries: list[str], model: str) -> Iterator[dict]:
             rerank.WEIGHT, rerank.SPARSE_WEIGHT = 0.0, SHARE
             yield {"rerank": int(name.removeprefix("splade"))}
         elif name == "langnorm":
-            query._vector_top = _by_language(saved_top)  # type: ignore[assignment]
+            query._vector_top = _by_language(saved_top)
             yield {}
         elif name.startswith("sentences"):
             embedding.prepare_passage_encoder(model)
@@ -76,7 +76,7 @@ def variant(name: str, queries: list[str], model: str) -> Iterator[dict]:
             raise SystemExit(f"unknown variant {name!r}: {', '.join(VARIANTS)}")
     finally:
         rerank.WEIGHT, rerank.SPARSE_WEIGHT, rerank.rerank = saved
-        query._vector_top = saved_top  # type: ignore[assignment]
+        query._vector_top = saved_top
         embedding._QUERY_CACHE.clear()  # the next variant embeds its queries as shipped
 
 
