@@ -87,7 +87,7 @@ def greeted(lines: Iterable[str]) -> str | None:
         words = _WORD.findall(line)
         if not words or _SUMMARY.match(line):
             continue
-        if len(words) > 4 or not re.search(r"[,:!]\s*$|^[^.?]*$", line.strip()):
+        if len(words) > 4 or line.lstrip().startswith(">") or not re.search(r"[,:!]\s*$|^[^.?]*$", line.strip()):
             return None
         kin = [relation(w) for w in words]
         rest = [w for w, k in zip(words, kin) if not k]
@@ -101,12 +101,13 @@ def greeted(lines: Iterable[str]) -> str | None:
 
 def signed(lines: list[str]) -> str | None:
     """The relation a letter is signed with ("Veel liefs,\\nPapa" -> father), or None: its last line
-    that holds a word is the kinship word alone (or after a closing: "Love, Mom")."""
+    that holds a word is the kinship word alone (or after a closing: "Love, Mom"). A letter that
+    ends in a quote ("> Papa") ends in someone else's sign-off: None."""
     for line in reversed(lines):
         words = _WORD.findall(line)
         if not words:
             continue
-        if len(words) > 5:
+        if len(words) > 5 or line.lstrip().startswith(">"):
             return None
         kin = [relation(w) for w in words]
         rest = [w for w, k in zip(words, kin) if not k]

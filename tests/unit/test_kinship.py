@@ -39,6 +39,7 @@ def test_a_greeting_tells_the_relation_it_greets(lines, relation):
         (["Buziaki, babcia"], "grandmother"),
         (["Liefs,", "Luana"], None),
         (["and I told papa about it"], None),
+        (["Ja, verkoop hem.", "", "> Zal ik hem verkopen?", ">", "> Papa"], None),  # the quoted letter's sign-off
     ],
 )
 def test_a_sign_off_tells_the_relation_it_signs_with(lines, relation):
