@@ -64,7 +64,7 @@ class Names:
     nicknames: dict[str, str]  # a contact's nickname (may be written in lower case) -> their name
     caseless: tuple[str, ...]  # names in a script without case, found as substrings
     unread: tuple[str, ...] = ()  # names whose readings need a dictionary, read when a query needs them
-    kin: dict[str, str] = field(default_factory=dict)  # a relation -> the one person the home calls so
+    kin: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a relation -> whom the home calls so
     memo: dict[str, Names] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -90,7 +90,7 @@ def named(query: str, names: Names, every_word: bool = False) -> list[str]:
     as_names = folded if every_word else {w.casefold() for w in written_as_names(query)}
     if names.unread and not as_names <= names.by_word.keys():  # a name no cheap spelling explains
         names = _read(names)
-    found: set[str] = {names.kin[r] for r in kinship.relations_in(query) if r in names.kin}
+    found = {names.kin[r][0] for r in kinship.relations_in(query) if len(names.kin.get(r, ())) == 1}
     for words in {k for w in folded for k in names.keys.get(w, ())}:  # names holding a query word
         name = names.whole[words]
         as_name = len(words) > 1 or name in names.nicknames or name.casefold() in as_names
@@ -110,11 +110,16 @@ def person(asked: str, contacts: list[dict[str, Any]], snaps: Sequence[Snapshot]
     """``--person NAME``: resolved through the contacts (``search.people``); a NAME that no
     contact's addresses, numbers or handles back is also read as a question would name someone,
     every word of it a name — another script's spelling ("Aya" for 坂本彩) or a kinship word
-    ("dad") — when that names exactly one person."""
+    ("dad") — when that names exactly one person; a kinship word the home calls several people
+    by is a one-line error naming them."""
     found = people.resolve(asked, contacts)
     if found.emails or found.phones or found.handles:
         return found
-    spelled = named(asked, _home_names(asked, contacts, snaps), every_word=True)
+    names = _home_names(asked, contacts, snaps)
+    for relation in kinship.relations_in(asked):
+        if len(called := names.kin.get(relation, ())) > 1:  # shown, not guessed
+            raise RagbagError(f"--person {asked!r}: the home calls {len(called)} people so: {', '.join(called)}")
+    spelled = named(asked, names, every_word=True)
     return people.resolve(spelled[0], contacts) if len(spelled) == 1 and spelled[0] != asked else found
 
 
@@ -195,8 +200,10 @@ def _with_letters(names: Names, snaps: Sequence[Snapshot], contacts: list[dict[s
         kin = dict(names.kin)
         for relation in {r for r, _ in votes}:
             ranked = sorted(((n, p) for (r, p), n in votes.items() if r == relation), reverse=True)
-            if relation not in kin and (len(ranked) == 1 or ranked[0][0] >= 2 * ranked[1][0]):
-                kin[relation] = ranked[0][1]
+            if relation in kin:
+                continue  # a contact or chat called so says more than letters do
+            clear = len(ranked) == 1 or ranked[0][0] >= 2 * ranked[1][0]
+            kin[relation] = (ranked[0][1],) if clear else tuple(sorted(p for _, p in ranked))
         names.memo[key] = replace(names, kin=kin, memo={})
     return names.memo[key]
 
@@ -262,15 +269,15 @@ def _directory(names: set[str], nicknames: dict[str, str], dictionary: bool = Fa
     return Names(whole, by_word_frozen, frozen, nicknames, caseless, unread, _kin_named(names, nicknames))
 
 
-def _kin_named(names: set[str], nicknames: dict[str, str]) -> dict[str, str]:
-    """Relation -> the one person a contact, nickname or chat calls by a kinship word alone
-    ("Mãe", "Papa ❤", "엄마"); a relation two people are called by goes to no one."""
+def _kin_named(names: set[str], nicknames: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """Relation -> the people a contact, nickname or chat calls by a kinship word alone ("Mãe",
+    "Papa ❤", "엄마"); a relation two people are called by names no one (``named``)."""
     called: dict[str, set[str]] = {}
     for n in names:
         relations = {kinship.relation(w) for w in _TOKEN.findall(n)}
         if len(relations) == 1 and None not in relations:
             called.setdefault(relations.pop() or "", set()).add(nicknames.get(n, n))
-    return {r: next(iter(p)) for r, p in called.items() if len(p) == 1}
+    return {r: tuple(sorted(p)) for r, p in called.items()}
 
 
 def written_as_names(query: str, caseless: bool = True) -> list[str]:

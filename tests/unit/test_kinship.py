@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from ragbag.core.errors import RagbagError
 from ragbag.search import mentions
 from ragbag.text import kinship
 
@@ -99,6 +100,12 @@ def test_letters_call_a_person_by_a_relation_and_a_question_naming_it_lifts_thei
     assert mentions.masks("what did my brother ask?", [], [snap], [None]) is None  # nobody is called brother
     # "Hi Mom" went to two people: it calls no one mother
     assert mentions.masks("what did mom say?", [], [snap], [None]) is None
+
+
+def test_person_with_a_kinship_word_two_people_are_called_by_names_them_in_one_line():
+    jan = _mail("jan@example.org", ["me@example.org"], "Hoi,\n\nDoei,\nPapa", "Jan Visser")
+    with pytest.raises(RagbagError, match="calls 2 people so: Jan Visser, Pieter de Vries"):
+        mentions.person("dad", [], [_Snap([*LETTERS, jan, jan])])
 
 
 def test_a_relation_two_people_are_called_by_alike_goes_to_no_one():

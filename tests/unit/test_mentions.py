@@ -104,9 +104,9 @@ def test_a_name_needing_a_dictionary_is_read_only_for_a_question_no_cheaper_spel
 def test_a_kinship_word_names_the_one_person_a_contact_or_chat_calls_so():
     names = mentions.names_of([{"name": "Sabine Hoffmann", "nicknames": ["Mum"]}], [[{"sender": "Mãe"}]])
     assert mentions.names_of([{"name": "Sabine Hoffmann", "nicknames": ["Mum"]}], []).kin == {
-        "mother": "Sabine Hoffmann"
+        "mother": ("Sabine Hoffmann",)
     }
-    assert names.kin == {}  # two people called mother ("Mum", and a chat "Mãe")…
+    assert names.kin == {"mother": ("Mãe", "Sabine Hoffmann")}  # two people called mother…
     assert mentions.named("what did mom say about Christmas?", names) == []  # …are shown, not guessed
     one = mentions.names_of([], [[{"sender": "Papa ❤"}, {"sender": "엄마"}]])
     assert mentions.named("what did dad say about the car?", one) == ["Papa ❤"]
