@@ -262,7 +262,8 @@ def _ascii_words(name: str) -> frozenset[str]:
         return frozenset()
     if _HAN.search(name) or _HANGUL.search(name) or _KANA.search(name):
         return frozenset()  # spelled by their own rules above, not anyascii's Mandarin for kanji
-    return frozenset(w.casefold() for w in _WORD.findall(anyascii(name)))
+    # The name's own words, each transliterated: an emoji beside a name ("Papa ❤") is no word of it.
+    return frozenset(w.casefold() for word in _WORD.findall(name) for w in _WORD.findall(anyascii(word)))
 
 
 def _words(name: str) -> frozenset[str]:

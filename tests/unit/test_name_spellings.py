@@ -67,6 +67,11 @@ def test_a_korean_family_name_is_spelled_as_its_bearers_spell_it_not_as_an_engli
     assert not any("no" in s for s in name_spellings.spellings("노현우"))
 
 
+def test_an_emoji_beside_a_name_is_no_word_of_its_spelling():
+    assert name_spellings.spellings("Mãe 💕") == [frozenset({"mae"})]
+    assert name_spellings.spellings("Papa ❤") == [] and name_spellings.spellings("Ana 🇵🇹") == []
+
+
 def test_no_spelling_holds_a_word_of_one_letter():
     assert all(min(map(len, s)) >= 2 for s in name_spellings.spellings("이오"))
     assert name_spellings.spellings("Anna Weber") == []
