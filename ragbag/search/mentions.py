@@ -179,9 +179,11 @@ def _merged(first: Names, rest: list[Names]) -> Names:
 
 def _read(names: Names) -> Names:
     """The directory with the dictionary readings of its names (Japanese), made once."""
-    if "read" not in names.memo:
-        read = _directory(set(names.whole.values()), names.nicknames, dictionary=True)
-        names.memo["read"] = replace(read, kin=names.kin)
+    if "read" not in names.memo:  # only the unread names' readings are new: the rest is kept
+        whole = dict(names.whole)
+        for n in names.unread:
+            whole.update(dict.fromkeys(name_spellings.dictionary_spellings(n), n))
+        names.memo["read"] = _indexed(whole, set(names.whole.values()), names.nicknames, (), names.kin)
     return names.memo["read"]
 
 
@@ -249,14 +251,23 @@ def _fullest(names: Iterable[str]) -> set[str]:
     return {n for n in names if not any(n != m and _words(n) < _words(m) for m in names)}
 
 
-def _directory(names: set[str], nicknames: dict[str, str], dictionary: bool = False) -> Names:
+def _directory(names: set[str], nicknames: dict[str, str]) -> Names:
     names.discard(ME)
     whole = {_words(n): n for n in sorted(names)}
     for n in sorted(names):
         whole.update(dict.fromkeys(name_spellings.spellings(n), n))
-        if dictionary:
-            whole.update(dict.fromkeys(name_spellings.dictionary_spellings(n), n))
-    unread = () if dictionary else tuple(n for n in sorted(names) if name_spellings.needs_dictionary(n))
+    unread = tuple(n for n in sorted(names) if name_spellings.needs_dictionary(n))
+    return _indexed(whole, names, nicknames, unread, _kin_named(names, nicknames))
+
+
+def _indexed(
+    whole: dict[frozenset[str], str],
+    names: set[str],
+    nicknames: dict[str, str],
+    unread: tuple[str, ...],
+    kin: dict[str, tuple[str, ...]],
+) -> Names:
+    """The directory of ``whole`` (every spelling of a name -> the name): its words looked up."""
     by_word: dict[str, set[str]] = {}
     keys: dict[str, set[frozenset[str]]] = {}
     for words, n in whole.items():
@@ -266,7 +277,7 @@ def _directory(names: set[str], nicknames: dict[str, str], dictionary: bool = Fa
     caseless = tuple(n for n in sorted(names) if len(n) >= 2 and n.casefold() == n.upper())
     frozen = {w: frozenset(v) for w, v in keys.items()}
     by_word_frozen = {w: frozenset(v) for w, v in by_word.items()}
-    return Names(whole, by_word_frozen, frozen, nicknames, caseless, unread, _kin_named(names, nicknames))
+    return Names(whole, by_word_frozen, frozen, nicknames, caseless, unread, kin)
 
 
 def _kin_named(names: set[str], nicknames: dict[str, str]) -> dict[str, tuple[str, ...]]:
