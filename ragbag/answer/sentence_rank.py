@@ -37,7 +37,7 @@ WEIGHTS = {"passage": 0.4, "words": 0.3, "kind": 0.2, "title": -0.05, "new": 0.0
 
 # What a record says about itself rather than what it says (connectors put it first): a mail's
 # "From: … · To: … · Subject: …", "Attachments: …", an attachment's "Attachment NAME of the mail".
-_SELF_DESCRIPTION = re.compile(r"^(?:\w+: [^·\n]*(?: · \w+: [^·\n]*)+|Attachments?: |Attachment \S.* (?:of|sent by) )")
+_SELF_DESCRIPTION = re.compile(rf"^(?:{splitter.SUMMARY_LINE}|Attachments?: |Attachment \S.* (?:of|sent by) )")
 # Said of a record, not in it, and cut out before splitting: a browser page's visits, a calendar
 # entry's list of occurrences.
 _ABOUT = re.compile(

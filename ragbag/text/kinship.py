@@ -21,6 +21,8 @@ from collections.abc import Iterable
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ragbag.text.sentences import SUMMARY_LINE
+
 RELATIONS: dict[str, frozenset[str]] = {
     relation: frozenset(words.split())
     for relation, words in {
@@ -55,7 +57,7 @@ _GREETING = frozenset(
     "bonjour hola querida querido oi olá ola querida caro cara ciao cześć czesc hej witaj kochana kochany "
     "drogi droga ahoj привет дорогая дорогой".split()
 )
-_SUMMARY = re.compile(r"^\w+: [^·\n]*(?: · \w+: [^·\n]*)+$")
+_SUMMARY = re.compile(rf"^{SUMMARY_LINE}$")
 _CLOSING = frozenset(
     "love lots xx xxx liefs groetjes groet kus kusjes dikke gr liebe grüße gruß gruss küsse bises bisous "
     "besos beijos beijinhos abraço abrazo un bacio baci ciao buziaki całuję caluje pozdrawiam ściskam "

@@ -46,6 +46,11 @@ _ENDS_SENTENCE = re.compile(r"[.!?:;。！？…)\]\"'”»]\s*$")
 _STARTS_ITEM = re.compile(r"^\s*(?:\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}|\[\d|[-*•#>|]|\d+[.)]\s)")
 
 
+# A record's summary of itself, not a sentence of it: the mail connector's first line
+# ("From: … · To: … · Date: … · Subject: …"), a chat's or page's alike.
+SUMMARY_LINE = r"\w+: [^·\n]*(?: · \w+: [^·\n]*)+"
+
+
 @dataclass(frozen=True)
 class Sentence:
     paragraph: int  # which paragraph of the passage (blank-line separated) it is in
