@@ -10,6 +10,7 @@ and deleting them when it is removed.
 from __future__ import annotations
 
 import contextlib
+import io
 import shutil
 import sys
 import time
@@ -107,14 +108,19 @@ def _run(
         {ALLOW_EMPTY_TAG: "true"} if allow_empty else {}
     )
     with reaping(home), _progress_bars() if show_progress else nullcontext(None) as listener:
-        # Whatever the run writes to stderr (Dagster echoes only what is critical): shown, never
-        # obeyed. Inside the bars, which draw on the stderr they were made with.
-        echo = contextlib.redirect_stderr(Stream(sys.stderr))
-        with echo, progress.listening(listener) if listener else nullcontext():
+        with progress.listening(listener) if listener else nullcontext():
             for src in sources:
-                reports[src.name], fault = _build(home, instance, src, tags)
+                # Whatever the run writes to stderr (Dagster echoes only what is critical):
+                # shown after it, never obeyed; not when the disk failed, whose one line says
+                # it all (Dagster's own complaint that it could not store an event is that same
+                # fault). Inside the bars, which draw on the stderr they were made with.
+                echoed = io.StringIO()
+                with contextlib.redirect_stderr(echoed):
+                    reports[src.name], fault = _build(home, instance, src, tags)
                 if fault is not None:
                     return fault
+                if echoed.getvalue():
+                    Stream(sys.stderr).write(echoed.getvalue())
     return None
 
 
@@ -209,6 +215,9 @@ def forget_runs(home: Home, source: Source, keep: Collection[str] = ()) -> int:
         with contextlib.suppress(NotImplementedError, OSError):  # a manager may keep none
             instance.compute_log_manager.delete_logs(prefix=[run_id])
         shutil.rmtree(home.dagster_home / "storage" / run_id, ignore_errors=True)  # the default's place
+    from ragbag.orchestration.dagster_internals import close_sqlite_engines
+
+    close_sqlite_engines()  # a deleted run's database, still open here, would keep its bytes
     for db in home.dagster_home.rglob("*.db"):
         try:
             with contextlib.closing(sqlite3.connect(db)) as conn:

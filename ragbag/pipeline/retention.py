@@ -96,7 +96,7 @@ def _scrub(store: Store, home: Home, removed: str | None = None) -> list[str]:
     (a build of them under way: their pinned versions stay until their next build)."""
     for name in (*SOURCE_TABLES, "embedding_cache"):
         store.rewrite(name)
-    store.compact()
+    store.compact(fragments_over=0)
     held = [
         name
         for name, other in sorted(home.sources().items())

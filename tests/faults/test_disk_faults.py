@@ -107,16 +107,20 @@ def _then_searchable(result: dict) -> None:
     assert strict_json(result["stdout"])[0]["title"] == "Report 77"
 
 
-def _through_a_fault(tmp_path: Path, fault: list, recover: list) -> tuple[dict, list[tuple[dict, str]]]:
-    """notes built, grown, then the fault step; the readers, the writers and the search again on
-    it; the recovery step, a build and a search for a new document. Checks what every fault
-    shares (the reads served, the build after it complete); returns the fault step's result and
-    each writer's with its command's name."""
+def _through_a_fault(
+    tmp_path: Path, fault: list, recover: list, again: list | None = None
+) -> tuple[dict, list[tuple[dict, str]]]:
+    """notes built, grown, then the fault step (and ``again``, a step that makes the fault hold
+    again after it); the readers, the writers and the search again on it; the recovery step, a
+    build and a search for a new document. Checks what every fault shares (the reads served,
+    the build after it complete); returns the fault step's result and each writer's with its
+    command's name."""
     notes, more, other = _sources(tmp_path)
     writers = _writers(other)
     steps = [
         *_built_then_grown(notes, more),
         fault,
+        *([again] if again else []),
         *READERS,
         *(step for step, _ in writers),
         SEARCH_OLD,  # after every failed write too
@@ -126,20 +130,23 @@ def _through_a_fault(tmp_path: Path, fault: list, recover: list) -> tuple[dict, 
     ]
     results = namespaced.run(tmp_path, steps)
     assert results[2]["rc"] == 0, results[2]["stderr"][-3000:]
+    first = 6 if again else 5  # the first reader's step
     reads = len(READERS)
-    for result in [*results[5 : 5 + reads], results[-4]]:
+    for result in [*results[first : first + reads], results[-4]]:
         _readable(result)
     _rebuilt(results[-2])
     _then_searchable(results[-1])
-    return results[4], list(zip(results[5 + reads : -4], (name for _, name in writers), strict=True))
+    return results[4], list(zip(results[first + reads : -4], (name for _, name in writers), strict=True))
 
 
 @pytest.mark.slow(seconds=150)
 @needs_namespace
 def test_a_full_disk_fails_in_one_line_keeps_the_index_and_recovers(tmp_path):
     home = tmp_path / "fs" / "home"
+    # The failed build's end frees what it held (its temporary files); the writers after it
+    # meet the disk full again.
     full, writers = _through_a_fault(
-        tmp_path, ["during", "embeddings", ["ragbag", "build", "--json"], ["fill"]], ["unfill"]
+        tmp_path, ["during", "embeddings", ["ragbag", "build", "--json"], ["fill"]], ["unfill"], again=["fill"]
     )
     assert full["caught"], "the build ended before the disk was filled"
     advice = "free space and run `ragbag build` again"

