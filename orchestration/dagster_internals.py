@@ -2,10 +2,11 @@
 
 Dagster's public API has no cron iterator, no cron validator, no way to make an executor's
 steps honour run interrupts, no way to forget a deleted run's cached latest materialisation,
-no way to keep its SQLite storages from making a new engine and connection for each use
-(``reuse_sqlite_engines``) nor from reading every migration script to learn the newest revision
-each time one opens a database (``load_alembic_scripts_once``); both are applied when this module
-is imported. These come from ``dagster._*`` modules, which can change in any release; the version is pinned in
+and no say in the fixed cost of a run on its SQLite storages: a new engine and connection for
+each use (``reuse_sqlite_engines``), every migration script read each time a database is opened
+(``load_alembic_scripts_once``) and each run's event log made from nothing
+(``copy_new_run_logs``); the three are applied when this module is imported. These come from
+``dagster._*`` modules, which can change in any release; the version is pinned in
 pyproject.toml, and this is the only module that imports them (tests/unit/test_layers.py fails
 on any other), so an upgrade has one file to check.
 """
@@ -13,12 +14,15 @@ on any other), so an upgrade has one file to check.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import os
+import shutil
 import weakref
 from typing import Any
 
 import sqlalchemy
+from dagster import __version__ as dagster_version
 from dagster._core.errors import raise_execution_interrupts
 from dagster._core.storage import sql as dagster_sql
 from dagster._core.storage.event_log.schema import AssetKeyTable
@@ -117,6 +121,48 @@ def load_alembic_scripts_once() -> None:
         module.stamp_alembic_rev = _stamp_alembic_rev  # type: ignore[attr-defined]
 
 
+_DAGSTER_INITDB = sqlite_event_log.SqliteEventLogStorage._initdb  # how Dagster makes a run's log
+
+
+def copy_new_run_logs() -> None:
+    """A run's own event log is a new SQLite database: Dagster makes each from nothing, its
+    dozen tables and their indexes one statement at a time, then stamps it. Here the first one a
+    process makes in a folder is kept beside the runs (not as ``*.db``, which Dagster takes for
+    a run's) and each later one starts as a copy of it: the same database, made by Dagster's
+    own code, then checked by it as before."""
+    made = _DAGSTER_INITDB
+
+    def initdb(self: Any, engine: sqlalchemy.Engine, for_index_shard: bool = False) -> None:
+        path = engine.url.database
+        if not for_index_shard and path and not os.path.exists(path):
+            template = os.path.join(os.path.dirname(path), f".run-log-template-{dagster_version}.sqlite")
+            if not os.path.exists(template):
+                _make_template(self, made, template)
+            with contextlib.suppress(OSError):  # none: Dagster makes this one from nothing
+                shutil.copyfile(template, path)
+        made(self, engine, for_index_shard)
+
+    sqlite_event_log.SqliteEventLogStorage._initdb = initdb  # type: ignore[method-assign]
+
+
+def _make_template(storage: Any, made: Any, template: str) -> None:
+    """Dagster's own new run log, made at a name of its own and renamed into place whole; on any
+    failure (a full disk) nothing is left, and the run's log is made as Dagster makes it."""
+    partial = f"{template}.{os.getpid()}"
+    engine = sqlalchemy.create_engine(f"sqlite:///{partial}", poolclass=NullPool)
+    try:
+        made(storage, engine)
+        with engine.connect() as conn:  # everything in the file itself, none in a -wal beside it
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        sqlalchemy.Engine.dispose(engine)
+        os.replace(partial, template)
+    except Exception:  # noqa: BLE001  # Dagster's own making of the run's log says what failed
+        sqlalchemy.Engine.dispose(engine)
+    for leftover in (partial, f"{partial}-wal", f"{partial}-shm"):
+        with contextlib.suppress(OSError):
+            os.unlink(leftover)
+
+
 def _check_alembic_revision(alembic_config: Any, conn: Any) -> tuple[Any, Any]:
     from alembic.runtime.migration import MigrationContext
 
@@ -155,3 +201,4 @@ _script_folders: dict[str | None, Any] = {}
 
 reuse_sqlite_engines()
 load_alembic_scripts_once()
+copy_new_run_logs()

@@ -1,9 +1,12 @@
 """The home's Dagster instance: ``$RAGBAG_HOME/dagster``, shared by the CLI's runs and `dagster dev`.
 
-Its ``dagster.yaml`` is ragbag's only in three keys: telemetry off (nothing leaves the machine),
+Its ``dagster.yaml`` is ragbag's only in four keys: telemetry off (nothing leaves the machine),
 the UI's first-visit "join the community" dialog off (``nux``: a local user opens the UI to see
-their builds), and one run step at a time in the default pool (one writer). A user's other keys
-(Postgres storage, docs/scale-out.md) are kept, and so are their own values for these three.
+their builds), one run step at a time in the default pool (one writer), and no capture of the
+steps' stdout and stderr (``compute_logs``): ragbag's stages print nothing (what they say is in
+each run's events and the build's report), and capturing it started two ``tail -F`` processes a
+run. A user's other keys (Postgres storage, docs/scale-out.md) are kept, and so are their own
+values for these four.
 """
 
 from __future__ import annotations
@@ -19,7 +22,18 @@ from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.private import write_private
 
-_DAGSTER_YAML = "telemetry:\n  enabled: false\nnux:\n  enabled: false\nconcurrency:\n  pools:\n    default_limit: 1\n"
+_DAGSTER_YAML = """\
+telemetry:
+  enabled: false
+nux:
+  enabled: false
+concurrency:
+  pools:
+    default_limit: 1
+compute_logs:
+  module: dagster._core.storage.noop_compute_log_manager
+  class: NoOpComputeLogManager
+"""
 
 
 def use_home(home: Home) -> Home:

@@ -122,16 +122,15 @@ class Store:
         if endpoint.startswith("http://") and options.get("aws_allow_http", "").lower() not in ("true", "1"):
             raise RagbagError(f"{self.uri}: the endpoint {endpoint} is plain http; set AWS_ALLOW_HTTP=true to allow it")
         self.db = lancedb.connect(self.uri, storage_options=options) if options else lancedb.connect(self.uri)
-        self._current: set[str] = set()  # tables checked to have every column of their schema
 
     def table(self, name: str):
         try:
             table = self.db.open_table(name)
         except ValueError:
             return self.db.create_table(name, schema=SCHEMAS[name], exist_ok=True)
-        if name not in self._current:
+        if (self.uri, name) not in _CURRENT:
             _add_missing_columns(table, SCHEMAS[name])
-            self._current.add(name)
+            _CURRENT.add((self.uri, name))
         return table
 
     def rows(self, name: str, source: str, columns: list[str] | None = None) -> pa.Table:
@@ -324,8 +323,8 @@ class Store:
 
 def _older_than(table, keep: timedelta) -> bool:
     """Whether a version of ``table`` but its newest is older than ``keep``."""
-    horizon = datetime.now(UTC) - keep
-    return any(_utc(v["timestamp"]) < horizon for v in table.list_versions() if v["version"] != table.version)
+    horizon, newest = datetime.now(UTC) - keep, table.version
+    return any(_utc(v["timestamp"]) < horizon for v in table.list_versions() if v["version"] != newest)
 
 
 def _cleanup(table, keep: timedelta) -> tuple[timedelta, bool]:
@@ -334,17 +333,23 @@ def _cleanup(table, keep: timedelta) -> tuple[timedelta, bool]:
     so stop short of it, with a margin for a compaction the same call runs first), and whether
     any is."""
     history = {v["version"]: _utc(v["timestamp"]) for v in table.list_versions()}
-    tags = table.tags.list().values()
-    pins = [history[t["version"]] for t in tags if t["version"] in history and t["version"] != table.version]
+    newest, tags = table.version, table.tags.list().values()
+    pins = [history[t["version"]] for t in tags if t["version"] in history and t["version"] != newest]
     now = datetime.now(UTC)
     older_than = max(keep, now - min(pins) + _PIN_MARGIN) if pins else keep
-    return older_than, any(when < now - older_than for version, when in history.items() if version != table.version)
+    return older_than, any(when < now - older_than for version, when in history.items() if version != newest)
+
+
+# Tables this process found with every column of their schema: a table never loses one, so each
+# is looked at once a process, not at every open (a build opens each table in each stage).
+_CURRENT: set[tuple[str, str]] = set()
 
 
 def _add_missing_columns(table, schema: pa.Schema) -> None:
     """Columns a newer ragbag added to a table (the version columns), added to a table an older
     one made: null in its existing rows, which readers take as "version 1, always valid"."""
-    missing = [f for f in schema if f.name not in table.schema.names]
+    names = set(table.schema.names)
+    missing = [f for f in schema if f.name not in names]
     if missing:
         try:
             table.add_columns(missing)

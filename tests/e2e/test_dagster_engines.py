@@ -98,3 +98,42 @@ def _open_here(path) -> bool:
         except OSError:
             continue
     return any(link.split(" (deleted)")[0] == str(path) for link in links)
+
+
+def test_a_runs_event_log_starts_as_the_database_dagster_makes(home, tmp_path):
+    """Each run's own event log starts as a copy of the first one a process made in the folder
+    (Dagster's own making of it): the same tables, indexes, stamp and journal mode as one Dagster
+    makes from nothing, owner-only, and never taken for a run's log (not ``*.db``)."""
+    import sqlite3
+
+    from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
+
+    docs = write(tmp_path / "docs", {"n.md": "# Note\n\nThe kettle is on the shelf.\n"})
+    cli("add", "files", "notes", str(docs))
+    runs = []
+    for i in range(2):
+        (docs / "n.md").write_text(f"# Note\n\nThe kettle moved, edit {i}.\n")
+        (report,) = json.loads(cli("build", "--json").stdout)
+        runs.append(report["run_id"])
+    folder = next(home.dagster_home.rglob(f"{runs[-1]}.db")).parent
+    (template,) = folder.glob(".run-log-template-*.sqlite")
+    assert oct(template.stat().st_mode & 0o777) == "0o600"
+    fresh = tmp_path / "fresh.db"  # one made from nothing, by Dagster's own code
+    engine = sqlalchemy.create_engine(f"sqlite:///{fresh}", poolclass=sqlalchemy.pool.NullPool)
+    dagster_internals._DAGSTER_INITDB(None, engine)
+    assert SqliteEventLogStorage._initdb is not dagster_internals._DAGSTER_INITDB  # ragbag's copies
+    engine.dispose()
+
+    def shape(path) -> tuple:
+        with sqlite3.connect(path) as conn:
+            return (
+                conn.execute("select type, name, sql from sqlite_master order by name").fetchall(),
+                conn.execute("select version_num from alembic_version").fetchall(),
+                conn.execute("PRAGMA journal_mode").fetchone(),
+            )
+
+    for run_id in runs:
+        with sqlite3.connect(folder / f"{run_id}.db") as conn:
+            assert conn.execute("select count(*) from event_logs").fetchone()[0] > 20
+    assert shape(template) == shape(fresh)
+    assert shape(folder / f"{runs[-1]}.db")[0] == shape(fresh)[0]

@@ -29,12 +29,14 @@ def test_dagster_yaml_disables_telemetry_and_limits_the_lance_pool(home):
     assert config["telemetry"]["enabled"] is False
     assert config["nux"]["enabled"] is False  # no "join the community" dialog on the UI's first visit
     assert config["concurrency"]["pools"]["default_limit"] == 1
+    assert config["compute_logs"]["class"] == "NoOpComputeLogManager"  # ragbag's steps print nothing
     assert oct(path.stat().st_mode & 0o777) == "0o600"
     instance = dg.DagsterInstance.from_config(str(home.dagster_home))
     try:
         assert instance.telemetry_enabled is False
         assert instance.nux_enabled is False
         assert instance.get_concurrency_config().pool_config.default_pool_limit == 1
+        assert type(instance.compute_log_manager).__name__ == "NoOpComputeLogManager"
     finally:
         instance.dispose()
 
