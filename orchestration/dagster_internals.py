@@ -36,11 +36,12 @@ from sqlalchemy.pool import NullPool, QueuePool
 __all__ = [
     "AssetKeyTable",
     "close_sqlite_engines",
+    "copy_new_run_logs",
     "cron_string_iterator",
     "is_valid_cron_string",
     "iterate_with_context",
-    "raise_execution_interrupts",
     "load_alembic_scripts_once",
+    "raise_execution_interrupts",
     "reuse_sqlite_engines",
 ]
 
@@ -52,22 +53,25 @@ def reuse_sqlite_engines() -> None:
     for each of the hundreds of reads and writes a run makes, and close it after that one use: a
     run made hundreds of engines, compiled the same INSERTs again each time and opened and closed
     the database file for each (benchmarks/README.md, "Fixed costs of a run" and "A refresh's
-    fixed cost"). Here an engine is made once per database (and process) and keeps its connections
-    for the next use, by any thread: an idle connection holds no lock, so other processes and threads share the files
-    as before. Commits in WAL mode, which each storage sets, stop syncing to disk each time
-    (``synchronous=NORMAL``): a crash of the machine may lose the last events of a run, never
-    make the database unreadable. ``close_sqlite_engines`` closes them (a removal, before it
-    vacuums)."""
+    fixed cost"). Here an engine is made once per database (and process) and keeps its
+    connections for the next use, by any thread: an idle connection holds no lock, so other
+    processes and threads share the files as before. Commits in WAL mode, which each storage
+    sets, stop syncing to disk each time (``synchronous=NORMAL``): a crash of the machine may
+    lose the last events of a run, never make the database unreadable. ``close_sqlite_engines``
+    closes them (at exit, and a removal before it vacuums)."""
     for module in _SQLITE_STORAGES:
         module.create_engine = _one_engine_per_database  # type: ignore[attr-defined]
     atexit.register(close_sqlite_engines)  # closed, each database's write-ahead log is folded in
 
 
 def close_sqlite_engines() -> None:
-    """Close every connection the engines above hold (they open again on their next use), so a
-    deleted run's database is gone from the disk, not only from its folder."""
-    for engine in _open_engines:
-        sqlalchemy.Engine.dispose(engine)
+    """Close every connection this process's engines hold (they open again on their next use), so
+    a deleted run's database is gone from the disk, not only from its folder. A forked child
+    leaves its parent's alone: a SQLite connection must not be used, closing included, across a
+    fork."""
+    for engine, pid in list(_open_engines.items()):
+        if pid == os.getpid():
+            sqlalchemy.Engine.dispose(engine)
 
 
 def _one_engine_per_database(url: Any, **options: Any) -> sqlalchemy.Engine:
@@ -91,7 +95,7 @@ def _engine(url: str, timeout: float | None, pid: int) -> sqlalchemy.Engine:
     sqlalchemy.event.listen(engine, "connect", _no_sync_per_commit)
     # Dagster disposes of the engine it made after each use; this one outlives it.
     setattr(engine, "dispose", _kept)  # noqa: B010
-    _open_engines.add(engine)
+    _open_engines[engine] = pid
     return engine
 
 
@@ -105,7 +109,7 @@ def _no_sync_per_commit(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-_open_engines: weakref.WeakSet[sqlalchemy.Engine] = weakref.WeakSet()
+_open_engines: weakref.WeakKeyDictionary[sqlalchemy.Engine, int] = weakref.WeakKeyDictionary()  # -> its pid
 
 
 def load_alembic_scripts_once() -> None:

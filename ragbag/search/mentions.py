@@ -299,9 +299,14 @@ def written_as_names(query: str, caseless: bool = True) -> list[str]:
     return [
         t.group()
         for k, t in enumerate(tokens)
-        if (t.group()[:1].isupper() or (caseless and not t.group()[:1].islower()))
-        and (k > 0 or _POSSESSIVE.match(query, t.end()))
+        if _as_name(t.group()[:1], caseless) and (k > 0 or _POSSESSIVE.match(query, t.end()))
     ]
+
+
+def _as_name(first: str, caseless: bool) -> bool:
+    """A word starting so is written as a name: a capital, or a letter of a script without case
+    (not a digit: "2025" in "RE-2025-08817" names no one)."""
+    return first.isupper() or (caseless and first.isalpha() and not first.islower())
 
 
 def _words(name: str) -> frozenset[str]:

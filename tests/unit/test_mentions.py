@@ -97,6 +97,8 @@ def test_a_name_needing_a_dictionary_is_read_only_for_a_question_no_cheaper_spel
     names = mentions.names_of([], [[{"sender": "坂本彩"}, {"sender": "Tom Becker"}]])
     assert names.unread == ("坂本彩",)
     assert mentions.named("what did Tom say", names) == ["Tom Becker"] and "read" not in names.memo
+    # Numbers are no names: an invoice number read no dictionary (its digits have no case either).
+    assert mentions.named("RE-2025-08817 invoice 4711", names) == [] and "read" not in names.memo
     assert mentions.named("what did Aya say", names) == ["坂本彩"] and "read" in names.memo
     assert mentions.named("what did I say to Tom?", SCRIPTS) == []  # "I" is no spelling of 이
 
