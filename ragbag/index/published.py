@@ -15,6 +15,8 @@ search reads::
     vN/vectors.npy             their vectors, row i = chunk_ids[i] (a fast source; none: compact)
     vN/people.json             how many rows name each person in their people fields (search's
                                directory of names, without reading every record)
+    vN/spellings.json          those names' spellings in Latin letters, for the names that have
+                               any (the directory's, without a spelling library in a search)
     vN/.superseded             in a replaced version: its mtime is when it was replaced
 
 The build writes a version and swaps ``current``; search, the agent's tools, the checks and the
@@ -60,6 +62,7 @@ GRAPH_DIR = "graph"
 ROWS = "rows.arrow"
 VECTORS = "vectors.npy"
 PEOPLE = "people.json"
+SPELLINGS = "spellings.json"  # the counted names' spellings in Latin letters (those that have any)
 # The chunks' columns ``ROWS`` holds: what search shows and filters on, and what reranking and a
 # compact source's recomputing read (content_hash, index_text).
 ROW_FIELDS = tuple(name for name, (_, col) in columns(ChunkRow).items() if col.published)
@@ -307,6 +310,24 @@ def read_people(version: Path, source: str) -> dict[str, int] | None:
     if not isinstance(counts, dict) or not all(isinstance(v, int) for v in counts.values()):
         raise DamagedIndex(source, f"{PEOPLE} of {version.name} is not a count of names")
     return counts
+
+
+def write_spellings(version: Path, spellings: dict[str, list[list[str]]]) -> None:
+    (version / SPELLINGS).write_text(json.dumps(spellings, ensure_ascii=False, sort_keys=True))
+
+
+def read_spellings(version: Path, source: str) -> dict[str, list[list[str]]] | None:
+    """The spellings a version wrote for its counted names (``write_spellings``): a name it
+    counted and holds no spelling for has none; None when it was published without them."""
+    if not (version / SPELLINGS).exists():
+        return None
+    spelled = _json_file(version / SPELLINGS, source)
+    if not isinstance(spelled, dict) or not all(
+        isinstance(v, list) and all(isinstance(w, list) and all(isinstance(x, str) for x in w) for w in v)
+        for v in spelled.values()
+    ):
+        raise DamagedIndex(source, f"{SPELLINGS} of {version.name} is not a list of spellings by name")
+    return spelled
 
 
 def read_rows(version: Path, columns: list[str]) -> pa.Table | None:

@@ -1,6 +1,8 @@
 """The people a source's published rows name, counted at publish for search's directory of names
 (``ragbag.search.mentions``): without the count, the first search of every process read every
-record of every source to gather them, seconds on a mailbox.
+record of every source to gather them, seconds on a mailbox. Their spellings in Latin letters are
+written beside the count (``spell``): made at search, they imported pypinyin's phrase dictionary
+into the first search of every process of a home with a Chinese name (a quarter of a second).
 
 A refresh counts only what changed: the rows' metadata as a multiset against the version before's,
 each distinct metadata text read once (a document's chunks share theirs), the names of what came
@@ -17,6 +19,7 @@ import pyarrow as pa
 from ragbag.core.errors import DamagedIndex
 from ragbag.core.people_fields import names_in, record_of
 from ragbag.index import published
+from ragbag.text import name_spellings
 
 
 def count(rows: pa.Table, previous: Path | None, source: str) -> dict[str, int]:
@@ -30,6 +33,23 @@ def count(rows: pa.Table, previous: Path | None, source: str) -> dict[str, int]:
     counts.update(_names(now - then))
     counts.subtract(_names(then - now))
     return _positive(counts)
+
+
+def spell(counts: dict[str, int], previous: Path | None, source: str) -> dict[str, list[list[str]]]:
+    """The spellings of each counted name that has any (``name_spellings.spellings``): those the
+    version before wrote are taken as they are, so a refresh spells only the names it adds."""
+    known: dict[str, list[list[str]]] = {}
+    if previous is not None:
+        try:
+            known = published.read_spellings(previous, source) or {}
+        except (DamagedIndex, OSError, ValueError):
+            known = {}  # damaged or gone: spelled anew
+    out = {}
+    for name in counts:
+        spelled = known[name] if name in known else [sorted(s) for s in name_spellings.spellings(name)]
+        if spelled:
+            out[name] = spelled
+    return out
 
 
 def _previous(version: Path, source: str) -> tuple[Counter[str], Counter[str | None]] | None:

@@ -131,6 +131,9 @@ def _home_names(query: str, contacts: list[dict[str, Any]], snaps: Sequence[Snap
     for s, m in zip(snaps, memo):
         if __name__ not in m:  # stamped, so a reloaded snapshot is never taken for the one before
             known = s.people_names()
+            if known is not None and (spelled := s.people_spellings()) is not None:
+                for name in known:  # spelled at publish: no spelling library in a search
+                    _SPELLED.setdefault(name, [frozenset(w) for w in spelled.get(name, [])])
             names = _directory(set(known), {}) if known is not None else names_of((), [s.records])
             m[__name__] = (next(_STAMPS), names)
     key = (tuple(m[__name__][0] for m in memo), tuple(sorted(str(c.get("name")) for c in contacts)))
@@ -255,9 +258,16 @@ def _directory(names: set[str], nicknames: dict[str, str]) -> Names:
     names.discard(ME)
     whole = {_words(n): n for n in sorted(names)}
     for n in sorted(names):
-        whole.update(dict.fromkeys(name_spellings.spellings(n), n))
+        if n not in _SPELLED:
+            _SPELLED[n] = name_spellings.spellings(n)
+        whole.update(dict.fromkeys(_SPELLED[n], n))
     unread = tuple(n for n in sorted(names) if name_spellings.needs_dictionary(n))
     return _indexed(whole, names, nicknames, unread, _kin_named(names, nicknames))
+
+
+# A name's spellings in Latin letters (``name_spellings.spellings``, a function of the name alone):
+# as the publications wrote them, else made once a process.
+_SPELLED: dict[str, list[frozenset[str]]] = {}
 
 
 def _indexed(

@@ -115,6 +115,15 @@ class Snapshot:
         names: dict[str, int] | None = self.memo["people_names"]
         return names
 
+    def people_spellings(self) -> dict[str, list[list[str]]] | None:
+        """The counted names' spellings in Latin letters, as the publish wrote them (a counted name
+        absent has none); None for a version published without them."""
+        if "people_spellings" not in self.memo:
+            source, where = self.manifest.get("source", self.key), self.directory
+            self.memo["people_spellings"] = published.read_spellings(where, source) if where else None
+        spelled: dict[str, list[list[str]]] | None = self.memo["people_spellings"]
+        return spelled
+
     @property
     def store(self) -> Store:
         """The LanceDB store it was published from, opened on first use: only the agent's

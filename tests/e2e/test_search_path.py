@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime
 
 from conftest import build_in_process, cli, write
+
+from ragbag_evalsets.formats.mail import Mail, mbox
 
 HEAVY = (
     "lancedb",
@@ -21,6 +24,7 @@ HEAVY = (
     "bm25s",
     "scipy",
     "janome",  # a Japanese name's readings: only for a question no cheaper spelling explains
+    "pypinyin",  # a Chinese name's spellings: made at publish (``people_names.spell``)
 )
 
 NOTES = {
@@ -63,8 +67,42 @@ def _probe(kind: str) -> dict:
 def test_a_cold_search_imports_no_lancedb_torch_or_dagster(home, tmp_path):
     cli("add", "files", "notes", str(write(tmp_path / "notes", NOTES)))
     build_in_process(home, "notes")
+    sent = datetime(2025, 5, 2, 9, 0, tzinfo=UTC)  # a Chinese name: spelled at publish, not at search
+    letters = [
+        Mail(
+            sent,
+            ("陈静", "chen.jing@example.cn"),
+            [("Jan", "jan@example.org")],
+            "Kettle",
+            "The kettle is on the shelf.",
+        )
+    ]
+    cli("add", "mail", "mail", str(write(tmp_path / "mail", {"inbox.mbox": mbox(letters)})))
+    build_in_process(home, "mail")
     cold = _probe("cli")
     assert cold["exit"] in (0, None) and cold["search"] == [], cold
     tools = _probe("tools")
     assert tools["hits"][0].endswith("lisbon.md") and tools["search"] == [], tools
     assert tools["find_files"][0].endswith("lisbon.md")  # the document tools do read the tables
+
+
+def test_the_spellings_written_at_publish_are_those_made_at_search(home, tmp_path):
+    """``people_names.spell`` writes what ``name_spellings.spellings`` makes for each counted name
+    that has any, and a refresh takes the version before's as they are."""
+    from ragbag.index import published
+    from ragbag.pipeline import people_names
+    from ragbag.text import name_spellings
+
+    counts = {"陈静": 2, "이민지": 1, "Zoë Müller": 1, "Tom Becker": 3, "坂本彩": 1}
+    spelled = people_names.spell(counts, None, "mail")
+    assert spelled == {
+        n: [sorted(s) for s in name_spellings.spellings(n)] for n in counts if name_spellings.spellings(n)
+    }
+    assert "陈静" in spelled and "Tom Becker" not in spelled  # a Latin name is its own spelling
+    version = tmp_path / "v1"
+    version.mkdir()
+    published.write_spellings(version, {**spelled, "陈静": [["kept", "as", "written"]]})
+    again = people_names.spell({**counts, "王芳": 1}, version, "mail")
+    assert again["陈静"] == [["kept", "as", "written"]] and again["王芳"] == [
+        sorted(s) for s in name_spellings.spellings("王芳")
+    ]
