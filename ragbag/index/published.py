@@ -312,22 +312,26 @@ def read_people(version: Path, source: str) -> dict[str, int] | None:
     return counts
 
 
-def write_spellings(version: Path, spellings: dict[str, list[list[str]]]) -> None:
-    (version / SPELLINGS).write_text(json.dumps(spellings, ensure_ascii=False, sort_keys=True))
+def write_spellings(version: Path, spellings: dict[str, list[list[str]]], rules: int) -> None:
+    """``rules``: the version of the spelling rules that made them (a reader of other rules reads none)."""
+    body = {"rules": rules, "names": spellings}
+    (version / SPELLINGS).write_text(json.dumps(body, ensure_ascii=False, sort_keys=True))
 
 
-def read_spellings(version: Path, source: str) -> dict[str, list[list[str]]] | None:
+def read_spellings(version: Path, source: str, rules: int) -> dict[str, list[list[str]]] | None:
     """The spellings a version wrote for its counted names (``write_spellings``): a name it
-    counted and holds no spelling for has none; None when it was published without them."""
+    counted and holds no spelling for has none; None when it was published without them, or
+    spelled them by other rules than ``rules``."""
     if not (version / SPELLINGS).exists():
         return None
-    spelled = _json_file(version / SPELLINGS, source)
+    body = _json_file(version / SPELLINGS, source)
+    spelled = body.get("names") if isinstance(body, dict) else None
     if not isinstance(spelled, dict) or not all(
         isinstance(v, list) and all(isinstance(w, list) and all(isinstance(x, str) for x in w) for w in v)
         for v in spelled.values()
     ):
         raise DamagedIndex(source, f"{SPELLINGS} of {version.name} is not a list of spellings by name")
-    return spelled
+    return spelled if body.get("rules") == rules else None
 
 
 def read_rows(version: Path, columns: list[str]) -> pa.Table | None:

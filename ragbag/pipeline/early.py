@@ -158,7 +158,7 @@ class Early:
         published.write_rows(target, rows, None)
         counts = people_names.count(rows, None, self.source.name)
         published.write_people(target, counts)
-        published.write_spellings(target, people_names.spell(counts, None, self.source.name))
+        people_names.write_spellings(target, counts, None, self.source.name)
         self.named = len(counts)
 
 

@@ -35,13 +35,18 @@ def count(rows: pa.Table, previous: Path | None, source: str) -> dict[str, int]:
     return _positive(counts)
 
 
+def write_spellings(version: Path, counts: dict[str, int], previous: Path | None, source: str) -> None:
+    """``spell``'s spellings into the version being published, under the rules that made them."""
+    published.write_spellings(version, spell(counts, previous, source), name_spellings.SPELLINGS_VERSION)
+
+
 def spell(counts: dict[str, int], previous: Path | None, source: str) -> dict[str, list[list[str]]]:
     """The spellings of each counted name that has any (``name_spellings.spellings``): those the
     version before wrote are taken as they are, so a refresh spells only the names it adds."""
     known: dict[str, list[list[str]]] = {}
     if previous is not None:
         try:
-            known = published.read_spellings(previous, source) or {}
+            known = published.read_spellings(previous, source, name_spellings.SPELLINGS_VERSION) or {}
         except (DamagedIndex, OSError, ValueError):
             known = {}  # damaged or gone: spelled anew
     out = {}

@@ -65,7 +65,7 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
     target.mkdir(parents=True, exist_ok=True)
     people = people_names.count(rows, base / previous if previous else None, source.name)
     published.write_people(target, people)
-    published.write_spellings(target, people_names.spell(people, base / previous if previous else None, source.name))
+    people_names.write_spellings(target, people, base / previous if previous else None, source.name)
     link_staged_graph(home, source, target)
     published.write_chunk_ids(target, ids)
     dim = embedding.spec(model).dim

@@ -25,6 +25,7 @@ from ragbag.core.errors import DamagedIndex, RagbagError
 from ragbag.core.home import Home
 from ragbag.index import bm25, graph, hnsw, published
 from ragbag.index.compact.graph import Compact, attach_rows
+from ragbag.text import name_spellings
 
 if TYPE_CHECKING:
     from ragbag.index.store import Store
@@ -120,7 +121,8 @@ class Snapshot:
         absent has none); None for a version published without them."""
         if "people_spellings" not in self.memo:
             source, where = self.manifest.get("source", self.key), self.directory
-            self.memo["people_spellings"] = published.read_spellings(where, source) if where else None
+            rules = name_spellings.SPELLINGS_VERSION  # spelled by other rules: spelled again at search
+            self.memo["people_spellings"] = published.read_spellings(where, source, rules) if where else None
         spelled: dict[str, list[list[str]]] | None = self.memo["people_spellings"]
         return spelled
 

@@ -28,6 +28,9 @@ import functools
 import itertools
 import re
 
+# Raise when ``spellings`` spells a name otherwise: the spellings publications wrote under another
+# are not read (``index.published.read_spellings``), and the names are spelled again.
+SPELLINGS_VERSION = 1
 _WORD = re.compile(r"\w+")
 _READINGS, _SPELLINGS = 3, 12  # a Chinese character's readings taken; a Chinese name's spellings made
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

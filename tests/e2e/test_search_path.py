@@ -101,8 +101,13 @@ def test_the_spellings_written_at_publish_are_those_made_at_search(home, tmp_pat
     assert "陈静" in spelled and "Tom Becker" not in spelled  # a Latin name is its own spelling
     version = tmp_path / "v1"
     version.mkdir()
-    published.write_spellings(version, {**spelled, "陈静": [["kept", "as", "written"]]})
+    rules = name_spellings.SPELLINGS_VERSION
+    published.write_spellings(version, {**spelled, "陈静": [["kept", "as", "written"]]}, rules)
     again = people_names.spell({**counts, "王芳": 1}, version, "mail")
     assert again["陈静"] == [["kept", "as", "written"]] and again["王芳"] == [
         sorted(s) for s in name_spellings.spellings("王芳")
     ]
+    # Spelled by other rules: not read, by a refresh nor by search; every name spelled anew.
+    published.write_spellings(version, {"陈静": [["older", "rules"]]}, rules - 1)
+    assert published.read_spellings(version, "mail", rules) is None
+    assert people_names.spell(counts, version, "mail") == spelled

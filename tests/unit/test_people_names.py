@@ -60,3 +60,14 @@ def test_a_version_before_whose_rows_are_cut_short_is_counted_anew(tmp_path):
     data = (cut / published.ROWS).read_bytes()
     (cut / published.ROWS).write_bytes(data[: len(data) // 2])
     assert people_names.count(rows, cut, "s") == people_names.count(rows, None, "s")
+
+
+def test_a_version_before_with_damaged_spellings_is_spelled_anew(tmp_path):
+    counts = {"陈静": 1, "Anna Weber": 2}
+    expected = people_names.spell(counts, None, "s")
+    assert "陈静" in expected
+    for bad in ("{not json", '{"rules": 1, "names": {"陈静": "chen jing"}}', "[]"):
+        damaged = tmp_path / f"v{len(bad)}"
+        damaged.mkdir()
+        (damaged / published.SPELLINGS).write_text(bad)
+        assert people_names.spell(counts, damaged, "s") == expected
