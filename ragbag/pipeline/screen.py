@@ -33,7 +33,8 @@ PII_KINDS = ("email", "phone")
 class Screen:
     policy: str
     pii: tuple[str, ...]
-    rules: tuple[secrets.Rule, ...]
+    rules: tuple[secrets.Rule, ...]  # the home's own (`ragbag secrets add`)
+    library: tuple[secrets.Rule, ...] | None = None  # detect-secrets' (None: read from it)
 
 
 @dataclass
@@ -46,7 +47,8 @@ class Screened:
 def for_source(home: Home, source: Source) -> Screen:
     policy = str(source.options.get("secrets", "redact"))
     pii = tuple(str(k) for k in source.options.get("pii", ()) or ())
-    return Screen(policy if policy in POLICIES else "redact", pii, home_rules(home))
+    library = secrets.library_rules(home.tmp_dir)
+    return Screen(policy if policy in POLICIES else "redact", pii, home_rules(home), library)
 
 
 def check_policy(value: str) -> str:
@@ -70,7 +72,7 @@ def screen(rule: Screen, doc: Document) -> Screened:
 
     def clean(value: str) -> str:
         nonlocal secret_found
-        hits = secrets.find(value, rule.pii, rule.rules)
+        hits = secrets.find(value, rule.pii, rule.rules, rule.library)
         if not hits:
             return value
         found.update(secrets.counts(hits))
@@ -110,7 +112,7 @@ def clean_row(rule: Screen, row: dict[str, Any]) -> dict[str, Any]:
 
 def redacted(rule: Screen, value: str) -> str:
     """``value`` with every secret and asked-for PII kind replaced, whatever the policy."""
-    return secrets.redact(value, secrets.find(value, rule.pii, rule.rules))
+    return secrets.redact(value, secrets.find(value, rule.pii, rule.rules, rule.library))
 
 
 def _clean_values(value: Any, clean: Any) -> Any:

@@ -29,6 +29,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
+
+from ragbag.core.private import owner_only_folder, write_private
 
 # Raise when a rule is added, removed or changed: a source's fingerprint includes it, so every
 # source is read again and its text screened by the new rules.
@@ -78,6 +81,32 @@ _SKIPPED_PLUGINS = {
 # Characters a detect-secrets pattern takes in around a token to find its edges.
 _EDGES = " \t\r\n=:\"'"
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-+/=]+(?:\.[A-Za-z0-9_\-+/=]+)*")
+
+
+def library_rules(folder: Path) -> tuple[Rule, ...]:
+    """detect-secrets' rules, from the copy of its patterns kept in ``folder`` (an owner-only
+    cache: the home's temporaries) for the installed release of it and these ``RULES_VERSION``.
+    Importing detect-secrets takes every plugin module and the HTTP client they verify with: a
+    tenth of a second at every build, however few records it screens. A copy that is missing,
+    damaged or of another release is made again from the library; without an owner-only folder
+    the library is read every time."""
+    from importlib.metadata import version
+
+    path = folder / f"detect-secrets-{version('detect-secrets')}-rules-{RULES_VERSION}.json"
+    if not owner_only_folder(folder):
+        return _detect_secrets_rules()
+    try:
+        kept = json.loads(path.read_text())
+        return tuple(Rule(kind, re.compile(pattern, flags), group) for kind, pattern, flags, group in kept)
+    except (OSError, ValueError, TypeError, re.error):
+        pass
+    rules = _detect_secrets_rules()
+    saved = [[r.kind, r.pattern.pattern, r.pattern.flags, r.group] for r in rules]
+    try:
+        write_private(path, json.dumps(saved))
+    except OSError:  # a full disk: the next build reads the library again
+        pass
+    return rules
 
 
 @functools.cache
@@ -160,14 +189,17 @@ _PASSWORD_NOT = {  # words after "password:" that are not one
 }  # fmt: skip
 
 
-def find(text: str, pii: Iterable[str] = (), extra: Iterable[Rule] = ()) -> list[Finding]:
+def find(
+    text: str, pii: Iterable[str] = (), extra: Iterable[Rule] = (), library: Iterable[Rule] | None = None
+) -> list[Finding]:
     """Every secret in ``text`` (and the PII kinds named in ``pii``: "email", "phone"), as
-    non-overlapping spans in order; where two overlap the longer wins."""
+    non-overlapping spans in order; where two overlap the longer wins. ``library``: detect-secrets'
+    rules as ``library_rules`` gave them (default: read from the library)."""
     if not text:
         return []
     found: list[Finding] = []
     lower = text.lower()
-    for rule in (*_detect_secrets_rules(), *_OWN_RULES, *extra):
+    for rule in (*(_detect_secrets_rules() if library is None else library), *_OWN_RULES, *extra):
         if rule.triggers and not any(t in lower for t in rule.triggers):
             continue
         for m in rule.pattern.finditer(text):

@@ -39,13 +39,17 @@ heavy = {heavy!r}
 loaded = lambda: sorted({{m.split('.')[0] for m in sys.modules}} & set(heavy))
 out = {{}}
 if sys.argv[1] == "cli":
+    import gc
     from ragbag.apps.cli.main import main
+    full = []
+    gc.callbacks.append(lambda phase, info: full.append(1) if phase == "stop" and info["generation"] == 2 else None)
     sys.argv = ["ragbag", "search", "gate code", "--json", "-k", "1"]
     try:
         main()
     except SystemExit as e:
         out["exit"] = e.code
     out["search"] = loaded()
+    out["full_collections"] = len(full)
 else:
     from ragbag.answer.tools import Tools
     tools = Tools(Home())
@@ -81,6 +85,9 @@ def test_a_cold_search_imports_no_lancedb_torch_or_dagster(home, tmp_path):
     build_in_process(home, "mail")
     cold = _probe("cli")
     assert cold["exit"] in (0, None) and cold["search"] == [], cold
+    # The objects a command's imports make are not walked again and again as they settle
+    # (ragbag.core.collector): a cold search collects no generation in full.
+    assert cold["full_collections"] == 0, cold
     tools = _probe("tools")
     assert tools["hits"][0].endswith("lisbon.md") and tools["search"] == [], tools
     assert tools["find_files"][0].endswith("lisbon.md")  # the document tools do read the tables

@@ -1,4 +1,10 @@
-"""Language-aware keyword tokens."""
+"""Language-aware keyword tokens and the keyword index."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
 
 from ragbag.index import bm25
 
@@ -22,10 +28,54 @@ def test_scores_rank_the_matching_text_first(tmp_path):
     assert not bm25.scores(r, bm25.tokenize("zzz"), 2).any()
 
 
-def test_the_light_reader_scores_exactly_as_bm25s_does(tmp_path):
-    """Search reads the saved index without bm25s; the scores must be the library's own."""
+def _real_texts() -> list[str]:
+    """Paragraphs of text nobody wrote for this test: the demo data and the personas' records
+    (German, Polish, Korean, Chinese, Japanese, English), with empty and repeated ones."""
+    root = Path(__file__).resolve().parents[2]
+    files = sorted(p for p in [*(root / "sample").rglob("*"), *(root / "evalsets").rglob("*")] if p.is_file())
+    texts = []
+    for path in files:
+        if path.suffix in {".md", ".txt", ".html", ".py", ".go", ".ts", ".json"}:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            texts += ["\n".join(lines[i : i + 3]) for i in range(0, len(lines), 3)]
+    return texts
+
+
+def _zipf_texts(n: int) -> list[list[str]]:
+    rng = np.random.default_rng(7)
+    return [[f"w{k}" for k in rng.zipf(1.3, size=rng.integers(0, 60)) % 5000] for _ in range(n)]
+
+
+def test_the_index_is_the_one_bm25s_builds_bit_for_bit(tmp_path):
+    """ragbag builds the index itself (bm25s would import scipy at every publish); every token's
+    rows and scores must be bm25s's own, on real text and on a long-tailed random corpus."""
     import bm25s
-    import numpy as np
+
+    real = [bm25.tokenize(t) for t in _real_texts()]
+    assert len(real) > 1000 and sum(map(len, real)) > 50_000
+    for tokens in (real, _zipf_texts(3000), [["solo"]], [["a"], [], ["a", "a", "b"]]):
+        theirs = bm25s.BM25()
+        theirs.index([list(t) for t in tokens], show_progress=False)
+        vocab, data, indices, indptr = bm25.index(tokens)
+        assert vocab.keys() == theirs.vocab_dict.keys()
+        s = theirs.scores
+        for token, i in theirs.vocab_dict.items():
+            if token == "":
+                continue
+            j = vocab[token]
+            np.testing.assert_array_equal(
+                indices[indptr[j] : indptr[j + 1]], s["indices"][s["indptr"][i] : s["indptr"][i + 1]]
+            )
+            np.testing.assert_array_equal(
+                data[indptr[j] : indptr[j + 1]], s["data"][s["indptr"][i] : s["indptr"][i + 1]]
+            )
+    assert bm25.index(real)[0] == bm25.index(real)[0]  # the same texts number their tokens alike
+
+
+def test_bm25s_reads_the_saved_index_and_scores_as_the_light_reader_does(tmp_path):
+    """Search reads the saved index without bm25s; bm25s's own loader reads it too, and the
+    scores of both are the same."""
+    import bm25s
 
     texts = [f"parcel {i} left the depot in Leipzig" if i % 3 else f"note {i} on sourdough bread" for i in range(60)]
     texts += ["Leipzig Leipzig parcel parcel depot", "黄山的缆车", ""]
@@ -37,6 +87,16 @@ def test_the_light_reader_scores_exactly_as_bm25s_does(tmp_path):
         want = theirs.get_scores(known) if known else np.zeros(len(texts), np.float32)
         np.testing.assert_array_equal(bm25.scores(mine, tokens, len(texts)), want)
         assert bm25.ceiling(mine, tokens) == bm25.ceiling(theirs, tokens)
+
+
+def test_writing_the_index_imports_neither_bm25s_nor_scipy(tmp_path):
+    code = (
+        "import sys; from pathlib import Path; from ragbag.index import bm25; "
+        f"bm25.write(['a parcel left Leipzig', 'sourdough'], Path({str(tmp_path)!r})); "
+        "print(sorted(m for m in ('bm25s', 'scipy') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
 
 
 def test_a_new_version_tokenizes_only_the_texts_the_last_one_lacked(tmp_path, monkeypatch):

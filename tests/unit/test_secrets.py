@@ -123,3 +123,34 @@ def test_lines_keep_their_count_and_a_secret_over_two_lines_is_cut():
     out = secrets.redact_lines(lines)
     assert out == ["Home network", "Wi-Fi password: [secret:password]", "[secret:private-key]", "", ""]
     assert secrets.redact_lines(["nothing", "here"]) == ["nothing", "here"]
+
+
+def test_detect_secrets_patterns_kept_in_the_home_find_what_the_library_finds(tmp_path):
+    """A build reads detect-secrets' patterns from the copy kept in the home's temporaries, not
+    by importing the library (and the HTTP client it imports) at every build: the copy finds
+    exactly what the library's own rules find, on every seed of every kind."""
+    import json
+    import subprocess
+    import sys
+
+    folder = tmp_path / "tmp"
+    folder.mkdir(mode=0o700)
+    made = secrets.library_rules(folder)
+    (kept,) = folder.glob("detect-secrets-*-rules-*.json")
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert [(r.kind, r.pattern.pattern, r.pattern.flags, r.group) for r in secrets.library_rules(folder)] == [
+        (r.kind, r.pattern.pattern, r.pattern.flags, r.group) for r in made
+    ]
+    texts = [s.text for s in seeds(10)]
+    assert all(secrets.find(t, library=secrets.library_rules(folder)) == secrets.find(t) for t in texts)
+    code = (
+        "import sys; from pathlib import Path; from ragbag.text import secrets; "
+        f"rules = secrets.library_rules(Path({str(folder)!r})); "
+        "print(len(rules), 'detect_secrets' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == [str(len(made)), "False"]
+    kept.write_text("[[cut short")  # damaged: read from the library again, and kept anew
+    assert len(secrets.library_rules(folder)) == len(made) and len(json.loads(kept.read_text())) == len(made)
+    folder.chmod(0o755)  # a folder others can write to: its copy is not trusted
+    assert secrets.library_rules(folder) == secrets._detect_secrets_rules()

@@ -22,6 +22,7 @@ import typer.main
 
 from ragbag.apps.cli import agents, excluding, screening, search, serve, settings, show, sources, versions
 from ragbag.apps.cli import eval as evaluation
+from ragbag.core.collector import pace_for_application
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.private import private_process
@@ -63,6 +64,7 @@ def _click_app() -> typer.core.TyperGroup:
 
 
 def main() -> None:
+    pace_for_application()  # before the command's imports: see ragbag.core.collector
     try:
         home = Home()
         home.check_root()
