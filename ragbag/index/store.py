@@ -27,6 +27,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 
+from ragbag.core.cache import LRU
 from ragbag.core.errors import RagbagError
 from ragbag.core.rows import ChunkRow, DocumentRow, columns
 from ragbag.index.lancedb_import import import_lancedb
@@ -79,6 +80,11 @@ _IDENTITY = {
     "embeddings": ["chunk_id", "content_hash", "model"],
 }
 _BATCH = 500
+# A source with at most this many rows in a table has them held whole between reads (``Store.rows``),
+# the last four tables read in a process (a build's stages each open the store anew).
+HELD_ROWS = 5_000
+_HELD: LRU[tuple[str, str, str, int], pa.Table] = LRU(4)
+_TOO_MANY = pa.table({})
 _PIN_MARGIN = timedelta(seconds=60)  # see Store.prune
 _NEVER = timedelta(days=36500)  # a cleanup horizon no version reaches: compaction alone
 # The data files a table may hold before a publish merges them (``Store.compact``): each refresh
@@ -134,8 +140,20 @@ class Store:
         return table
 
     def rows(self, name: str, source: str, columns: list[str] | None = None) -> pa.Table:
-        """Every current row of one source (optionally only some columns)."""
-        return _scan(self.table(name), f"source = {lit(source)}", columns)
+        """Every current row of one source (optionally only some columns). A build reads its
+        source's rows a dozen times between two writes (each stage, each check), and a LanceDB
+        scan costs milliseconds however few rows it finds: a source of at most ``HELD_ROWS``
+        rows in a table is read whole once per table version, and read again from that copy
+        while the table stays at that version (a version never changes)."""
+        table, where = self.table(name), f"source = {lit(source)}"
+        key = (self.uri, name, source, table.version)
+        held = _HELD.get(key)
+        if held is None:
+            held = _scan(table, where, None) if table.count_rows(where) <= HELD_ROWS else _TOO_MANY
+            _HELD.put(key, held)
+        if held is _TOO_MANY:
+            return _scan(table, where, columns)
+        return held if columns is None else held.select(columns)
 
     def without_vectors(self, source: str) -> set[str]:
         """Chunk ids of a source whose embedding row holds no vector (a compact source's)."""

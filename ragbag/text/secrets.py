@@ -83,6 +83,9 @@ _EDGES = " \t\r\n=:\"'"
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-+/=]+(?:\.[A-Za-z0-9_\-+/=]+)*")
 
 
+_read: dict[Path, tuple[Rule, ...]] = {}  # the copies this process read (each stage screens anew)
+
+
 def library_rules(folder: Path) -> tuple[Rule, ...]:
     """detect-secrets' rules, from the copy of its patterns kept in ``folder`` (an owner-only
     cache: the home's temporaries) for the installed release of it and these ``RULES_VERSION``.
@@ -95,9 +98,13 @@ def library_rules(folder: Path) -> tuple[Rule, ...]:
     path = folder / f"detect-secrets-{version('detect-secrets')}-rules-{RULES_VERSION}.json"
     if not owner_only_folder(folder):
         return _detect_secrets_rules()
+    if path in _read:
+        return _read[path]
     try:
         kept = json.loads(path.read_text())
-        return tuple(Rule(kind, re.compile(pattern, flags), group) for kind, pattern, flags, group in kept)
+        rules = tuple(Rule(kind, re.compile(pattern, flags), group) for kind, pattern, flags, group in kept)
+        _read[path] = rules
+        return rules
     except (OSError, ValueError, TypeError, re.error):
         pass
     rules = _detect_secrets_rules()
