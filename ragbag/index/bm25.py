@@ -28,7 +28,7 @@ TOKENIZER_VERSION = "ragbag-bm25-v2"
 _BM25S_RELEASE = "0.3.16"
 # Each text's tokens, kept beside the index for the next version to reuse (``write``).
 TOKENS = "tokens.arrow"
-# bm25s methods whose whole score is in the saved matrix (``build`` uses the default, lucene).
+# bm25s methods whose whole score is in the saved matrix (``index`` builds lucene, its default).
 _SCORED_AT_BUILD = ("lucene", "robertson", "atire")
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"

@@ -89,8 +89,9 @@ _read: dict[Path, tuple[Rule, ...]] = {}  # the copies this process read (each s
 def library_rules(folder: Path) -> tuple[Rule, ...]:
     """detect-secrets' rules, from the copy of its patterns kept in ``folder`` (an owner-only
     cache: the home's temporaries) for the installed release of it and these ``RULES_VERSION``.
-    Importing detect-secrets takes every plugin module and the HTTP client they verify with: a
-    tenth of a second at every build, however few records it screens. A copy that is missing,
+    Importing detect-secrets takes every plugin module and the HTTP client they verify with, at
+    every build however few records it screens (benchmarks/README.md, "A refresh's fixed
+    cost"). A copy that is missing,
     damaged or of another release is made again from the library; without an owner-only folder
     the library is read every time."""
     from importlib.metadata import version
