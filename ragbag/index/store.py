@@ -81,9 +81,9 @@ _IDENTITY = {
 }
 _BATCH = 500
 # A source with at most this many rows in a table has them held whole between reads (``Store.rows``),
-# the last four tables read in a process (a build's stages each open the store anew).
+# the last eight tables read in a process (a build's stages each open the store anew).
 HELD_ROWS = 5_000
-_HELD: LRU[tuple[str, str, str, int], pa.Table] = LRU(4)
+_HELD: LRU[tuple[str, str, str, int], pa.Table] = LRU(8)
 _TOO_MANY = pa.table({})
 _PIN_MARGIN = timedelta(seconds=60)  # see Store.prune
 _NEVER = timedelta(days=36500)  # a cleanup horizon no version reaches: compaction alone
