@@ -29,8 +29,8 @@ def test_scores_rank_the_matching_text_first(tmp_path):
 
 
 def _real_texts() -> list[str]:
-    """Paragraphs of text nobody wrote for this test: the demo data and the personas' records
-    (German, Polish, Korean, Chinese, Japanese, English), with empty and repeated ones."""
+    """Text nobody wrote for this test, three lines a piece: the demo data and the personas'
+    records (German, Polish, Korean, Chinese, Japanese, English and more), empty pieces included."""
     root = Path(__file__).resolve().parents[2]
     files = sorted(p for p in [*(root / "sample").rglob("*"), *(root / "evalsets").rglob("*")] if p.is_file())
     texts = []
@@ -46,7 +46,7 @@ def _zipf_texts(n: int) -> list[list[str]]:
     return [[f"w{k}" for k in rng.zipf(1.3, size=rng.integers(0, 60)) % 5000] for _ in range(n)]
 
 
-def test_the_index_is_the_one_bm25s_builds_bit_for_bit(tmp_path):
+def test_the_index_is_the_one_bm25s_builds_bit_for_bit():
     """ragbag builds the index itself (bm25s would import scipy at every publish); every token's
     rows and scores must be bm25s's own, on real text and on a long-tailed random corpus."""
     import bm25s
