@@ -117,9 +117,10 @@ def place_of(lat: float, lon: float) -> dict[str, Any]:
     first = towns[0]
     city, region, country = (str(first.get(k) or "").strip() for k in ("name", "admin1", "cc"))
     near = [
-        str(t.get("name") or "").strip()
+        name
         for t in towns[1:]
-        if _km(lat, lon, float(t["lat"]), float(t["lon"])) <= NEAR_KM and str(t.get("name") or "").strip() != city
+        if (name := str(t.get("name") or "").strip()) != city
+        and place_names.km(lat, lon, float(t["lat"]), float(t["lon"])) <= NEAR_KM
     ]
     country_name = _countries().get(country, "")
     place = ", ".join(dict.fromkeys(p for p in (city, region, country_name or country) if p))
@@ -144,13 +145,6 @@ def place_of(lat: float, lon: float) -> dict[str, Any]:
         "near": near,
         "names": names,
     }
-
-
-def _km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    """Great-circle distance (haversine, a spherical Earth)."""
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
-    return 2 * 6371.0 * math.asin(math.sqrt(min(1.0, a)))
 
 
 @lru_cache(maxsize=1)

@@ -38,7 +38,7 @@ def cjk_names(name: str, lat: float, lon: float, country: str) -> list[str]:
         (d, names)
         for cell in cells
         for t_lat, t_lon, called, names in table.get(cell, ())
-        if key in called and (d := _km_apart(lat, lon, t_lat, t_lon)) <= _SAME_TOWN_KM
+        if key in called and (d := km(lat, lon, t_lat, t_lon)) <= _SAME_TOWN_KM
     ]
     return list(min(close)[1]) if close else []
 
@@ -70,8 +70,8 @@ def _script(name: str) -> re.Pattern[str]:
     return _KANA if _KANA.search(name) else _HANGUL if _HANGUL.search(name) else _HAN
 
 
-def _km_apart(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    """Distance on a plane tangent at the first point: exact enough across a town."""
-    dy = (lat2 - lat1) * 110.574
-    dx = (lon2 - lon1) * 111.320 * math.cos(math.radians(lat1))
-    return math.hypot(dx, dy)
+def km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    """Great-circle distance (haversine, a spherical Earth)."""
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    a = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
+    return 2 * 6371.0 * math.asin(math.sqrt(min(1.0, a)))
