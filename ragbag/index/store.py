@@ -341,8 +341,8 @@ class Store:
 
 def _older_than(table, keep: timedelta) -> bool:
     """Whether a version of ``table`` but its newest is older than ``keep``."""
-    horizon, newest = datetime.now(UTC) - keep, table.version
-    return any(_utc(v["timestamp"]) < horizon for v in table.list_versions() if v["version"] != newest)
+    horizon = datetime.now(UTC) - keep
+    return any(when < horizon for when in _history(table).values())
 
 
 def _cleanup(table, keep: timedelta) -> tuple[timedelta, bool]:
@@ -350,12 +350,17 @@ def _cleanup(table, keep: timedelta) -> tuple[timedelta, bool]:
     than the oldest published version but the newest: LanceDB refuses to delete a tagged one,
     so stop short of it, with a margin for a compaction the same call runs first), and whether
     any is."""
-    history = {v["version"]: _utc(v["timestamp"]) for v in table.list_versions()}
-    newest, tags = table.version, table.tags.list().values()
-    pins = [history[t["version"]] for t in tags if t["version"] in history and t["version"] != newest]
+    history = _history(table)
+    pins = [history[t["version"]] for t in table.tags.list().values() if t["version"] in history]
     now = datetime.now(UTC)
     older_than = max(keep, now - min(pins) + _PIN_MARGIN) if pins else keep
-    return older_than, any(when < now - older_than for version, when in history.items() if version != newest)
+    return older_than, any(when < now - older_than for when in history.values())
+
+
+def _history(table) -> dict[int, datetime]:
+    """When each version of ``table`` but its newest was made (the newest is never deleted)."""
+    newest = table.version
+    return {v["version"]: _utc(v["timestamp"]) for v in table.list_versions() if v["version"] != newest}
 
 
 # Tables this process found with every column of their schema: a table never loses one, so each

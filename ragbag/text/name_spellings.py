@@ -28,14 +28,14 @@ import functools
 import itertools
 import re
 
+from ragbag.text import scripts
+
 # Raise when ``spellings`` spells a name otherwise: the spellings publications wrote under another
 # are not read (``index.published.read_spellings``), and the names are spelled again.
 SPELLINGS_VERSION = 1
 _WORD = re.compile(r"\w+")
 _READINGS, _SPELLINGS = 3, 12  # a Chinese character's readings taken; a Chinese name's spellings made
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_KANA = re.compile(r"[\u3041-\u30ff\u31f0-\u31ff]")
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_HAN, _KANA, _HANGUL = scripts.HAN, scripts.KANA, scripts.HANGUL
 _PERSON = "名詞,固有名詞,人名"  # IPADIC's part of speech of a person-name entry
 
 # Korean family names in the spellings their bearers use in Latin letters, besides the Revised

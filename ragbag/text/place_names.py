@@ -16,14 +16,13 @@ import math
 import re
 from functools import lru_cache
 
+from ragbag.text import scripts
+
 # Raise when the names a photo's place gets change: a source's fingerprint includes it, so photos
 # read before are described again.
 VERSION = 1
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_HAN, _KANA, _HANGUL, _CJK = scripts.HAN, scripts.KANA, scripts.HANGUL, scripts.CJK
 _SCRIPTS = (_HAN, _KANA, _HANGUL)
-_CJK = re.compile("|".join(p.pattern for p in _SCRIPTS))
 _SAME_TOWN_KM = 10.0  # the two tables' points of one town (the same GeoNames entry, or a later survey)
 _MOST = 2  # names a town contributes in each script: the short forms first ("杭州" before "杭州市")
 

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ragbag.text import scripts
+
 # The languages a paragraph may be taken for: those of the homes ragbag is built for (and what
 # the evaluation personas write); another language is split by the rules of the closest guess.
 LANGUAGES = ("en", "de", "fr", "es", "pt", "it", "nl", "pl", "sv", "da", "no", "fi", "tr", "ru", "zh", "ja", "ko")
@@ -34,12 +36,11 @@ MONTHS = (
 )
 # A line at least this long that does not end a sentence was wrapped, not ended.
 WRAPPED_LINE = 55
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK = scripts.CJK
 _DAY_END = re.compile(r"(?:^|\s)\d{1,2}\.\s*$")
 _MONTH_START = re.compile(rf"(?:{MONTHS})\b", re.IGNORECASE)
 _CJK_END = re.compile(r"(?<=[。！？])")
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_KANA, _HANGUL = scripts.KANA, scripts.HANGUL
 _ENDS_SENTENCE = re.compile(r"[.!?:;。！？…)\]\"'”»]\s*$")
 # A line that starts a record of its own: a chat message's time, a list item, a table row, a
 # heading, a quoted line.
