@@ -11,7 +11,7 @@ uses, so an installed plugin is found, listed and loaded exactly like a built-in
 from __future__ import annotations
 
 import functools
-from importlib.metadata import EntryPoint, distributions
+from importlib.metadata import Distribution, EntryPoint, EntryPoints, distributions
 
 from ragbag.core.errors import RagbagError
 
@@ -24,18 +24,34 @@ LLM_PROVIDERS = "ragbag.llm_providers"
 def registered(group: str) -> dict[str, EntryPoint]:
     """Every entry point of ``group`` by name. A name two packages claim goes to ragbag's own
     (a plugin cannot silently replace a built-in), else to the first found."""
-    found: dict[str, EntryPoint] = {}
-    # Every distribution on the path, not importlib's one per name: a checkout's stale
-    # ``ragbag.egg-info`` found before the installed metadata would otherwise hide its groups.
-    for ep in (ep for dist in distributions() for ep in dist.entry_points.select(group=group)):
-        if ep.name not in found or (_ours(ep) and not _ours(found[ep.name])):
-            found[ep.name] = ep
-    return found
+    found: dict[str, tuple[EntryPoint, bool]] = {}
+    for ours, eps in _declared():
+        for ep in eps.select(group=group):
+            if ep.name not in found or (ours and not found[ep.name][1]):
+                found[ep.name] = (ep, ours)
+    return {name: ep for name, (ep, _) in found.items()}
 
 
-def _ours(ep: EntryPoint) -> bool:
+@functools.cache
+def _declared() -> list[tuple[bool, EntryPoints]]:
+    """Each distribution on the path that declares anything in ragbag's groups, once a process:
+    whether it is ragbag itself, and its entry points. Every distribution, not importlib's one
+    per name: a checkout's stale ``ragbag.egg-info`` found before the installed metadata would
+    otherwise hide its groups. A distribution's name is read from its metadata (the whole of
+    its ``METADATA``, ragbag's README included) only when it declares something here, not once
+    for each entry point: the scan is part of every build's run."""
+    groups = (CONNECTORS, MODELS, LLM_PROVIDERS)
+    out = []
+    for dist in distributions():
+        eps = dist.entry_points
+        if any(ep.group in groups for ep in eps):
+            out.append((_is_ragbag(dist), eps))
+    return out
+
+
+def _is_ragbag(dist: Distribution) -> bool:
     """Declared by the ragbag distribution itself (not merely pointing into a ``ragbag.`` name)."""
-    return ep.dist is not None and ep.dist.name.lower() == "ragbag"
+    return (dist.name or "").lower() == "ragbag"
 
 
 def load(group: str, name: str) -> object:

@@ -1,7 +1,9 @@
 """``import lancedb`` without the import-time work of the parts ragbag never calls.
 
 Every build, search and CLI command that opens the index imports LanceDB; most of that import
-was its REST namespace client (benchmarks/README.md, "Fixed costs"), which ragbag does not use.
+was its REST namespace client (benchmarks/README.md, "Fixed costs"), which ragbag does not use,
+and pandas, which pyarrow imports to recognise pandas objects ragbag never hands it
+(``pandas_on_demand``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,24 @@ import importlib.util
 import sys
 from collections.abc import Iterator
 from typing import Any
+
+from ragbag.core import collector
+
+_pandas_on_demand = False
+
+
+def pandas_on_demand() -> None:
+    """In ragbag's own processes (the CLI's commands, the servers they start): pandas is imported
+    when something asks for it, not by LanceDB's import. pyarrow's dataset module, which LanceDB
+    imports, makes a scalar as it loads, and pyarrow checks whether each value it is handed is a
+    pandas object, importing pandas to do so (half of LanceDB's import, a fixed cost of every
+    build's run). ragbag's code hands pyarrow Python values and Arrow data only, so here that
+    first check finds pandas absent, the state pyarrow is made to run in when pandas is not
+    installed; a pandas conversion asked for by name (``to_pandas``) imports it and pyarrow
+    recognises pandas objects from then on. A library caller (a notebook) keeps pyarrow's own
+    behaviour, and so does a process that imported pandas first."""
+    global _pandas_on_demand
+    _pandas_on_demand = True
 
 
 @functools.cache
@@ -28,12 +48,15 @@ def import_lancedb() -> Any:
     it defines (``_package_run_on_first_use``): LanceDB reads only the models, a subpackage."""
     import pydantic
 
+    if _pandas_on_demand and "pandas" not in sys.modules:
+        with _pandas_absent():
+            import pyarrow.dataset  # noqa: F401  (LanceDB imports it; here its first check misses pandas)
     _package_run_on_first_use("lance_namespace_urllib3_client")
     saved = (pydantic.validate_call, pydantic.BaseModel.model_config)
     pydantic.validate_call = _validate_on_first_call(saved[0])
     pydantic.BaseModel.model_config = {**saved[1], "defer_build": True}
     try:
-        with _override_only_marks():
+        with _override_only_marks(), collector.long_lived():
             import lancedb
     finally:
         pydantic.validate_call, pydantic.BaseModel.model_config = saved
@@ -77,6 +100,24 @@ def _validate_on_first_call(eager: Any) -> Any:
         return wrap(func) if func is not None else wrap
 
     return deferred
+
+
+class _NoPandas:
+    """A finder that answers ``import pandas`` as if it were not installed."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas":
+            raise ImportError("pandas is imported on demand in ragbag's processes")
+
+
+@contextlib.contextmanager
+def _pandas_absent() -> Iterator[None]:
+    finder = _NoPandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
 
 
 @contextlib.contextmanager

@@ -23,6 +23,7 @@ import warnings
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
@@ -116,10 +117,15 @@ def storage_options(uri: str, environ: dict[str, str] | None = None) -> dict[str
 
 
 class Store:
-    def __init__(self, location: str | Path):
+    def __init__(self, location: str | Path, *, writer: bool = False):
         """Connect to the LanceDB database at ``location``: a local directory (``home.lance_dir``)
-        or an object-store URI (``home.lance_uri``)."""
+        or an object-store URI (``home.lance_uri``). ``writer``: the store of a build's step,
+        which holds the home's writers' lock while the store lives, so no other process changes
+        a table meanwhile; each table is opened once (a step reads and writes its tables dozens
+        of times, and each open reads the table's newest manifest) and sees every write made
+        through it. Any other store opens a table at each use and sees other processes' writes."""
         lancedb = import_lancedb()
+        self._held: dict[str, Any] | None = {} if writer else None
         self.uri = str(location)
         self.remote = bool(_SCHEME.match(self.uri))
         self.dir = None if self.remote else Path(location)  # the local directory, if it is one
@@ -130,6 +136,16 @@ class Store:
         self.db = lancedb.connect(self.uri, storage_options=options) if options else lancedb.connect(self.uri)
 
     def table(self, name: str):
+        """The table at its newest version, to read and write (a writer's store: its held one)."""
+        if self._held is not None and name in self._held:
+            return self._held[name]
+        table = self._open(name)
+        if self._held is not None:
+            self._held[name] = table
+        return table
+
+    def _open(self, name: str):
+        """The table newly opened: one of its own, which a checkout may move to an old version."""
         try:
             table = self.db.open_table(name)
         except ValueError:
@@ -148,8 +164,9 @@ class Store:
         table, where = self.table(name), f"source = {lit(source)}"
         key = (self.uri, name, source, table.version)
         held = _HELD.get(key)
-        if held is None:
-            held = _scan(table, where, None) if table.count_rows(where) <= HELD_ROWS else _TOO_MANY
+        if held is None:  # one scan tells whether the source is small: at most one row more
+            first = _scan(table, where, None, limit=HELD_ROWS + 1)
+            held = first if first.num_rows <= HELD_ROWS else _TOO_MANY
             _HELD.put(key, held)
         if held is _TOO_MANY:
             return _scan(table, where, columns)
@@ -203,7 +220,7 @@ class Store:
 
     def published_rows(self, name: str, source: str, version: int, columns: list[str] | None = None) -> pa.Table:
         """A source's rows as of the version its index was published from."""
-        tbl = self.table(name)
+        tbl = self._open(name)
         tbl.checkout(version)
         if columns:  # a version written before a column was added has none of it
             columns = [c for c in columns if c in tbl.schema.names]
@@ -236,11 +253,10 @@ class Store:
         then its publication may move to the newest table versions without a rebuild."""
         for name in PUBLISHED:
             cols = _IDENTITY[name]
-            tbl = self.table(name)
+            tbl = self._open(name)
             now = _scan(tbl, f"source = {lit(source)}", cols)
             tbl.checkout(versions[name])
             then = _scan(tbl, f"source = {lit(source)}", cols)
-            tbl.checkout_latest()
             if now.num_rows != then.num_rows or now.sort_by([(c, "ascending") for c in cols]) != then.sort_by(
                 [(c, "ascending") for c in cols]
             ):
@@ -417,8 +433,8 @@ def pins_on_disk(lance_dir: Path, source: str, versions: dict[str, int]) -> str 
     return None
 
 
-def _scan(tbl, where: str, columns: list[str] | None) -> pa.Table:
+def _scan(tbl, where: str, columns: list[str] | None, limit: int | None = None) -> pa.Table:
     q = tbl.search().where(where)
     if columns:
         q = q.select(columns)
-    return q.limit(None).to_arrow()
+    return q.limit(limit).to_arrow()

@@ -44,8 +44,9 @@ class Build:
 def begin(
     home: Home, source: Source, read: Callable[..., Iterator[Any]], spans: Callable[..., list[Any]], **kw: Any
 ) -> Build:
-    """A source's build: its store opened and the home's model resolved, once."""
-    return Build(Store(home.lance_uri), home, source, read, spans, model=home_model(home), **kw)
+    """A source's build: its store opened and the home's model resolved, once. Begun by a step
+    that holds the home's writers' lock until it ends, so its store is a writer's."""
+    return Build(Store(home.lance_uri, writer=True), home, source, read, spans, model=home_model(home), **kw)
 
 
 @dataclass(frozen=True)

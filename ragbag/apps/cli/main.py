@@ -28,6 +28,7 @@ from ragbag.core.home import Home
 from ragbag.core.private import private_process
 from ragbag.core.storage_faults import explain
 from ragbag.core.terminal import line
+from ragbag.index.lancedb_import import pandas_on_demand
 
 app = typer.Typer(
     add_completion=False,
@@ -65,6 +66,7 @@ def _click_app() -> typer.core.TyperGroup:
 
 def main() -> None:
     pace_for_application()  # before the command's imports: see ragbag.core.collector
+    pandas_on_demand()  # see ragbag.index.lancedb_import
     try:
         home = Home()
         home.check_root()

@@ -15,7 +15,7 @@ from typing import Any
 import typer
 
 from ragbag.apps.cli.console import console
-from ragbag.core import jsonout
+from ragbag.core import collector, jsonout
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home, Source
 from ragbag.core.terminal import line, markup
@@ -202,7 +202,8 @@ def build(
     if not targets:
         raise RagbagError("no sources registered: `ragbag add CONNECTOR NAME PATH` first")
 
-    from ragbag.orchestration.runner import BuildsStopped, run_builds
+    with collector.long_lived():
+        from ragbag.orchestration.runner import BuildsStopped, run_builds
 
     stopped = None
     try:
