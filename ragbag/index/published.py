@@ -63,6 +63,7 @@ ROWS = "rows.arrow"
 VECTORS = "vectors.npy"
 PEOPLE = "people.json"
 SPELLINGS = "spellings.json"  # the counted names' spellings in Latin letters (those that have any)
+LANGUAGES = "languages.json"  # each row's language, and each language's sum of vectors and count
 # The chunks' columns ``ROWS`` holds: what search shows and filters on, and what reranking and a
 # compact source's recomputing read (content_hash, index_text).
 ROW_FIELDS = tuple(name for name, (_, col) in columns(ChunkRow).items() if col.published)
@@ -310,6 +311,28 @@ def read_people(version: Path, source: str) -> dict[str, int] | None:
     if not isinstance(counts, dict) or not all(isinstance(v, int) for v in counts.values()):
         raise DamagedIndex(source, f"{PEOPLE} of {version.name} is not a count of names")
     return counts
+
+
+def write_languages(
+    version: Path, rows: list[str | None], sums: dict[str, list[float]], counts: dict[str, int]
+) -> None:
+    """Each row's language (None: untold), in row order, and per language the sum of its rows'
+    vectors and how many there are (none for a source that keeps no vectors)."""
+    body = {"rows": rows, "sums": sums, "counts": counts}
+    (version / LANGUAGES).write_text(json.dumps(body, sort_keys=True))
+
+
+def read_languages(version: Path, source: str) -> dict[str, Any] | None:
+    """What ``write_languages`` wrote; None when the version was published without it."""
+    if not (version / LANGUAGES).exists():
+        return None
+    body = _json_file(version / LANGUAGES, source)
+    if not isinstance(body, dict) or not all(isinstance(body.get(k), t) for k, t in _LANGUAGES_SHAPE.items()):
+        raise DamagedIndex(source, f"{LANGUAGES} of {version.name} is not a table of languages")
+    return body
+
+
+_LANGUAGES_SHAPE = {"rows": list, "sums": dict, "counts": dict}
 
 
 def write_spellings(version: Path, spellings: dict[str, list[list[str]]], rules: int) -> None:

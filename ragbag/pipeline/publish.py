@@ -19,7 +19,7 @@ from ragbag.core.records import stable_hash
 from ragbag.index import bm25, published
 from ragbag.index.store import Store, lit
 from ragbag.models import embedding
-from ragbag.pipeline import changes, people_names
+from ragbag.pipeline import changes, people_names, row_languages
 from ragbag.pipeline.preview import ROWS as PREVIEW_ROWS
 from ragbag.pipeline.preview import preview
 from ragbag.pipeline.retention import retain
@@ -74,6 +74,7 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
     if staged["profile"] != "compact":  # a compact source keeps no vectors
         vectors = published.vectors_in_order(store.rows("embeddings", source.name, ["chunk_id", "vector"]), ids, dim)
     copy = published.write_rows(target, rows, vectors)
+    row_languages.write(target, rows, vectors, before, source.name)
     documents = store.table("documents").count_rows(f"source = {lit(source.name)}")
     manifest = {
         "source": source.name,

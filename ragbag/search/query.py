@@ -2,11 +2,10 @@
 
 A :class:`~ragbag.search.request.SearchRequest` says what to look for; this module selects the
 sources it names, masks the rows its filters exclude (before any ranking, so a selective filter
-still returns k hits when k chunks match), takes the best vector and keyword candidates, fuses
-them (``ragbag.search.fusion``), optionally reranks (``ragbag.search.rerank``), lifts exact
-matches, collapses near-duplicates and widens hits to their context. Sources are read as
-published snapshots (``ragbag.search.snapshot``), without Dagster running.
-"""
+still returns k hits when k chunks match), takes the best vector candidates (their languages
+taken out: ``ragbag.search.languages``) and keyword candidates, fuses them, optionally reranks,
+lifts exact matches, collapses near-duplicates and widens hits to their context, over published
+snapshots (``ragbag.search.snapshot``), without Dagster running."""
 
 from __future__ import annotations
 
@@ -28,7 +27,7 @@ from ragbag.index.compact.search import search_compact
 from ragbag.index.params import Params
 from ragbag.index.published import home_model
 from ragbag.models import embedding
-from ragbag.search import filters, fusion, mentions, people, rare_words, snapshot
+from ragbag.search import filters, fusion, languages, mentions, people, rare_words, snapshot
 from ragbag.search.fusion import Candidate
 from ragbag.search.request import SearchRequest
 from ragbag.search.snapshot import Snapshot, load, published_anywhere
@@ -85,7 +84,7 @@ def _results(r: SearchRequest, home: Home | str | None) -> list[Hit]:
     model = _one_model(home, snaps) if r.mode in ("hybrid", "vector") else None
     if model is not None:
         qv = embedding.encode_query(r.query, model)
-        vec = _vector_top(snaps, qv, masks, pool, model, r.width, r.recompute)
+        vec = _vector_top(snaps, r.query, qv, masks, pool, model, r.width, r.recompute)
     ceilings = [1.0] * len(snaps)
     kw_scores: list[np.ndarray] = []
     if r.mode in ("hybrid", "keyword"):
@@ -103,7 +102,7 @@ def _results(r: SearchRequest, home: Home | str | None) -> list[Hit]:
         ranked = fusion.fuse(vec, kw, r.fusion, share, r.rrf_k, model)
         named = None if r.person is not None else _named(known, r.query, snaps, masks)
         if named is not None:  # the people the query names: their best rows, lifted
-            theirs_vec = _vector_top(snaps, qv, named, pool, model, r.width, r.recompute) if model else None
+            theirs_vec = _vector_top(snaps, r.query, qv, named, pool, model, r.width, r.recompute) if model else None
             theirs_kw = _top(kw_scores, named, pool, positive=True)
             theirs = fusion.fuse(theirs_vec, theirs_kw, r.fusion, share, r.rrf_k, model)
             ranked = mentions.lift(ranked, theirs)
@@ -335,6 +334,7 @@ def _in_version(record: dict[str, Any], conditions: Sequence[filters.Condition])
 
 def _vector_top(
     snaps: list[Snapshot],
+    query: str,
     qv: np.ndarray,
     masks: list[np.ndarray | None],
     n: int,
@@ -342,8 +342,8 @@ def _vector_top(
     width: int | None,
     recompute: int | None,
 ) -> list[Candidate]:
-    """The n best rows by cosine over all sources: exactly where vectors are kept (and the
-    source is small or filtered), through the graph otherwise."""
+    """The n best rows by cosine over all sources (exactly where vectors are kept and the source
+    is small or filtered, else through the graph), re-scored without their languages."""
     cands: list[Candidate] = []
     for i, (s, mask) in enumerate(zip(snaps, masks)):
         if isinstance(s.graph, Compact):
@@ -361,7 +361,7 @@ def _vector_top(
             continue
         cands.extend((i, int(j), float(sc)) for j, sc in zip(ids, scores))
     cands.sort(key=lambda t: -t[2])
-    return cands[:n]
+    return languages.rescore(cands[:n], snaps, query, qv)
 
 
 _RECOMPUTED = RowCache()

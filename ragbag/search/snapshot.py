@@ -116,6 +116,15 @@ class Snapshot:
         names: dict[str, int] | None = self.memo["people_names"]
         return names
 
+    def languages(self) -> dict[str, Any] | None:
+        """Each row's language and each language's summed vectors, as the publish told them
+        (``ragbag.pipeline.row_languages``); None for a version published without them."""
+        if "languages" not in self.memo:
+            source, where = self.manifest.get("source", self.key), self.directory
+            self.memo["languages"] = published.read_languages(where, source) if where is not None else None
+        told: dict[str, Any] | None = self.memo["languages"]
+        return told
+
     def people_spellings(self) -> dict[str, list[list[str]]] | None:
         """The counted names' spellings in Latin letters, as the publish wrote them (a counted name
         absent has none); None for a version published without them."""

@@ -1,0 +1,102 @@
+"""A vector's likeness without its language (``ragbag.search.languages``), each row's language told
+once at publish (``ragbag.pipeline.row_languages``), and the telling itself (``ragbag.text.languages``)."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import numpy as np
+from conftest import build_in_process, cli, write
+
+from ragbag.index import published
+from ragbag.pipeline import row_languages
+from ragbag.search import languages as unbias
+from ragbag.text.languages import identify
+
+
+def test_languages_are_told_or_left_untold():
+    said = {
+        "Ihre Krankenversichertennummer steht auf der Rückseite der Karte.": "de",
+        "Where did I put the spare key for the garden shed?": "en",
+        "Le rendez-vous chez le dentiste est reporté à jeudi matin.": "fr",
+        "我的护照号码在哪里？请把复印件发给我。": "zh",
+        "パスポートの番号を教えてください。": "ja",
+        "여권 번호를 알려 주세요.": "ko",
+        "A reunião do condomínio foi adiada para a próxima semana.": "pt",
+    }
+    for text, lang in said.items():
+        assert identify(text) == lang, text
+    for untold in ("RE-2025-08817", "4711", "", "\x00\x01 \ud800"):  # codes, nothing, what CLD2 refuses
+        assert identify(untold) is None
+
+
+def _source(rows_langs, vectors):
+    sums = {}
+    counts = {}
+    for lang in set(rows_langs):
+        mine = [v for v, x in zip(vectors, rows_langs) if x == lang]
+        sums[lang], counts[lang] = np.sum(mine, axis=0).tolist(), len(mine)
+    told = {"rows": rows_langs, "sums": sums, "counts": counts}
+    return SimpleNamespace(vectors=np.asarray(vectors, np.float32), languages=lambda: told)
+
+
+def _passages(lang_axis: int, topics: list[int], dim: int = 12) -> list[np.ndarray]:
+    """Texts of one language: each leans on its language's axis, and says something on a topic axis."""
+    out = []
+    for t in topics:
+        v = np.zeros(dim)
+        v[lang_axis], v[t] = 0.8, 0.6
+        out.append(v)
+    return out
+
+
+def test_a_passage_in_another_language_is_compared_by_its_meaning():
+    # Axes 0 and 1: English and German; 2 to 11: topics. Forty English texts on topics 3 to 11,
+    # thirty German ones, one of them on topic 2, which the question asks about.
+    english = _passages(0, [3 + n % 9 for n in range(40)])
+    german = _passages(1, [2] + [3 + n % 9 for n in range(29)])
+    snaps = [_source(["en"] * len(english), english), _source(["de"] * len(german), german)]
+    question = "What is my health insurance number?"  # told English
+    qv = _passages(0, [2])[0]
+    cands = sorted(
+        [(0, j, float(v @ qv)) for j, v in enumerate(english)] + [(1, j, float(v @ qv)) for j, v in enumerate(german)],
+        key=lambda t: -t[2],
+    )
+    assert cands[0][0] == 0 and cands[40][:2] == (1, 0)  # by plain cosine every English text wins
+    ranked = unbias.rescore(cands, snaps, question, qv)
+    assert ranked[0][:2] == (1, 0)  # the German text on the question's topic
+    # Laid over the old scores' range: fusion's calibration of cosines still holds.
+    assert ranked[0][2] == max(c[2] for c in cands) and ranked[-1][2] == min(c[2] for c in cands)
+    # Sources published before languages were told: the list as it was.
+    plain = [SimpleNamespace(vectors=s.vectors, languages=lambda: None) for s in snaps]
+    assert unbias.rescore(cands, plain, question, qv) == cands
+
+
+def test_each_text_is_told_once_and_the_sums_are_the_vectors(home, tmp_path, monkeypatch):
+    told: list[str] = []
+    real = row_languages.identify
+    monkeypatch.setattr(row_languages, "identify", lambda text: told.append(text) or real(text))
+    notes = write(
+        tmp_path / "notes",
+        {
+            "garden.md": "# Garden\n\nThe spare key for the garden shed hangs behind the kitchen door.\n",
+            "versicherung.md": "# Versicherung\n\nDie Krankenversichertennummer steht auf der Rückseite der Karte.\n",
+        },
+    )
+    cli("add", "files", "notes", str(notes))
+    build_in_process(home, "notes")
+    first = len(told)
+    base = home.index_dir("files", "notes")
+    version = base / published.current_version(base, "notes")
+    body = json.loads((version / published.LANGUAGES).read_text())
+    rows = published.read_rows(version, ["index_text"]).column("index_text").to_pylist()
+    vectors = published.read_vectors(version)
+    assert first == len(rows) and sorted(set(body["rows"])) == ["de", "en"]
+    for lang in ("de", "en"):
+        mine = [i for i, x in enumerate(body["rows"]) if x == lang]
+        assert body["counts"][lang] == len(mine)
+        assert np.allclose(body["sums"][lang], vectors[mine].sum(axis=0), atol=1e-5)
+    (notes / "bread.md").write_text("# Bread\n\nFeed the starter twice a day and bake at 250 degrees.\n")
+    build_in_process(home, "notes")
+    assert len(told) - first == 1  # only the new text is told again
