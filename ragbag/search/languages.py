@@ -8,7 +8,8 @@ questions, and the attachments and scans written in another language than the qu
 Taking each language's mean vector out of its texts' vectors, partly, before comparing
 (Yang et al., 2021, "A simple and effective method to remove language identity from multilingual
 representations") leaves more of the meaning to compare. Here the means are the home's own:
-each published version sums its rows' vectors per language (``ragbag.pipeline.row_languages``),
+each published version sums its rows' vectors per language (``ragbag.pipeline.row_languages``;
+a compact source, which keeps no vectors, adds none),
 a language of few rows is drawn toward the mean of all (``SHRINK`` rows of it), and the
 question's language is told as the rows' were (``ragbag.text.languages``); a question whose
 language cannot be told (a code, a number) takes the mean of all. The vector search's candidates
@@ -19,8 +20,13 @@ alone; personas B and C are held out (benchmarks/README.md, "A vector's language
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
+from ragbag.core.errors import DamagedIndex
+from ragbag.core.home import Home, Source
+from ragbag.index import published
 from ragbag.search.fusion import Candidate
 from ragbag.search.snapshot import Snapshot
 from ragbag.text.languages import identify
@@ -29,28 +35,61 @@ SHARE = 0.5  # how much of a language's mean vector is taken out
 SHRINK = 20  # a language's mean counts the mean of all as this many rows more
 
 
-def means(snaps: list[Snapshot]) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
-    """Each language's mean vector over the searched sources, drawn toward the mean of all, and
-    the mean of all; None when no source told its languages with vectors."""
+def means(home: Home) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
+    """Each language's mean vector over the home's published sources, drawn toward the mean of
+    all, and the mean of all; None when no source told its languages with vectors. Over every
+    source, not only those searched, so a question ranks a source's rows alike however the
+    search selects (and a compact source, which keeps no vectors to sum, is compared as a fast
+    one)."""
+    return combine([_told(home, source) for source in home.sources().values()])
+
+
+def combine(told: list[dict[str, tuple[np.ndarray, int]]]) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
+    """``means`` of sources' sums and counts per language."""
     sums: dict[str, np.ndarray] = {}
     counts: dict[str, int] = {}
-    for s in snaps:
-        told = s.languages()
-        for lang, total in (told or {}).get("sums", {}).items():
-            sums[lang] = sums.get(lang, np.zeros(len(total))) + np.asarray(total, np.float64)
-            counts[lang] = counts.get(lang, 0) + int(told["counts"][lang])  # type: ignore[index]
+    for per_source in told:
+        for lang, (total, n) in per_source.items():
+            sums[lang] = sums.get(lang, np.zeros(len(total))) + total
+            counts[lang] = counts.get(lang, 0) + n
     if not counts:
         return None
     overall: np.ndarray = np.stack(list(sums.values())).sum(axis=0) / sum(counts.values())
     return {lang: (sums[lang] + SHRINK * overall) / (counts[lang] + SHRINK) for lang in sums}, overall
 
 
-def rescore(cands: list[Candidate], snaps: list[Snapshot], query: str, qv: np.ndarray) -> list[Candidate]:
+_TOLD: dict[tuple[str, str], dict[str, tuple[np.ndarray, int]]] = {}
+
+
+def _told(home: Home, source: Source) -> dict[str, tuple[np.ndarray, int]]:
+    """A source's sums and counts per language, as its current version wrote them (read once a
+    version); none when it was never published, or published without them."""
+    base = home.index_dir(source.connector, source.name)
+    try:
+        version = published.current_version(base, source.name)
+        key = (str(base), version or "")
+        if version is not None and key not in _TOLD:
+            body = published.read_languages(base / version, source.name) or {}
+            sums, counts = body.get("sums", {}), body.get("counts", {})
+            _TOLD[key] = {lang: (np.asarray(sums[lang], np.float64), int(counts[lang])) for lang in sums}
+    except (OSError, DamagedIndex):  # a damaged source is skipped here as search skips it
+        return {}
+    return _TOLD.get(key, {}) if version is not None else {}
+
+
+def rescore(
+    cands: list[Candidate],
+    snaps: list[Snapshot],
+    query: str,
+    qv: np.ndarray,
+    vectors_of: Callable[[int, list[int]], np.ndarray],
+    home: Home,
+) -> list[Candidate]:
     """The vector list's candidates ranked by their likeness with the languages taken out, on the
-    range of their scores before; as they were when no source told its languages. A compact
-    source keeps no vectors: its candidates keep their scores (re-encoding them would cost a
-    search seconds)."""
-    found = means(snaps) if len(cands) > 1 else None
+    range of their scores before; as they were when no source told its languages.
+    ``vectors_of(i, rows)``: the exact vectors of rows of source i (a compact source's were just
+    recomputed by its search)."""
+    found = means(home) if len(cands) > 1 else None
     if found is None:
         return cands
     by_lang, overall = found
@@ -58,10 +97,10 @@ def rescore(cands: list[Candidate], snaps: list[Snapshot], query: str, qv: np.nd
     new: dict[tuple[int, int], float] = {}
     for i, s in enumerate(snaps):
         js = [j for k, j, _ in cands if k == i]
-        if not js or not len(s.vectors):
+        if not js:
             continue
         langs = (s.languages() or {}).get("rows", [])
-        for j, v in zip(js, s.vectors[js]):
+        for j, v in zip(js, vectors_of(i, js)):
             lang = langs[j] if j < len(langs) else None
             new[(i, j)] = float(_without(v, by_lang.get(lang or "", overall)) @ q)
     if len(new) < 2:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ragbag.core.cache import RowCache
 from ragbag.core.errors import RagbagError
 from ragbag.core.home import Home
 from ragbag.core.records import citation_for
@@ -84,7 +83,7 @@ def _results(r: SearchRequest, home: Home | str | None) -> list[Hit]:
     model = _one_model(home, snaps) if r.mode in ("hybrid", "vector") else None
     if model is not None:
         qv = embedding.encode_query(r.query, model)
-        vec = _vector_top(snaps, r.query, qv, masks, pool, model, r.width, r.recompute)
+        vec = _vector_top(home, snaps, r, qv, masks, pool, model)
     ceilings = [1.0] * len(snaps)
     kw_scores: list[np.ndarray] = []
     if r.mode in ("hybrid", "keyword"):
@@ -102,7 +101,7 @@ def _results(r: SearchRequest, home: Home | str | None) -> list[Hit]:
         ranked = fusion.fuse(vec, kw, r.fusion, share, r.rrf_k, model)
         named = None if r.person is not None else _named(known, r.query, snaps, masks)
         if named is not None:  # the people the query names: their best rows, lifted
-            theirs_vec = _vector_top(snaps, r.query, qv, named, pool, model, r.width, r.recompute) if model else None
+            theirs_vec = _vector_top(home, snaps, r, qv, named, pool, model) if model else None
             theirs_kw = _top(kw_scores, named, pool, positive=True)
             theirs = fusion.fuse(theirs_vec, theirs_kw, r.fusion, share, r.rrf_k, model)
             ranked = mentions.lift(ranked, theirs)
@@ -333,26 +332,25 @@ def _in_version(record: dict[str, Any], conditions: Sequence[filters.Condition])
 
 
 def _vector_top(
+    home: Home,
     snaps: list[Snapshot],
-    query: str,
+    r: SearchRequest,
     qv: np.ndarray,
     masks: list[np.ndarray | None],
     n: int,
     model: str,
-    width: int | None,
-    recompute: int | None,
 ) -> list[Candidate]:
     """The n best rows by cosine over all sources (exactly where vectors are kept and the source
     is small or filtered, else through the graph), re-scored without their languages."""
     cands: list[Candidate] = []
     for i, (s, mask) in enumerate(zip(snaps, masks)):
         if isinstance(s.graph, Compact):
-            ids, scores = search_compact(s.graph, qv, n, _recomputer(s, model), Params(), mask, width, recompute)
+            ids, scores = search_compact(s.graph, qv, n, _vectors_of(s, model), Params(), mask, r.width, r.recompute)
         elif s.graph is not None and mask is None and len(s.rows) >= snapshot.EXACT_BELOW:
-            ids, scores = hnsw.search_fast(s.graph, qv, n, width or Params().ef_search)
+            ids, scores = hnsw.search_fast(s.graph, qv, n, r.width or Params().ef_search)
             if s.twins:  # a node stands for every row of its text: they score alike
-                pairs = [(r, sc) for j, sc in zip(ids, scores) for r in s.twins.get(int(j), [int(j)])]
-                cands.extend((i, int(r), float(sc)) for r, sc in pairs)
+                pairs = [(row, sc) for j, sc in zip(ids, scores) for row in s.twins.get(int(j), [int(j)])]
+                cands.extend((i, int(row), float(sc)) for row, sc in pairs)
                 continue
         else:
             if s.embedded is not None:  # an early version: rows not embedded yet are no vector hits
@@ -361,23 +359,11 @@ def _vector_top(
             continue
         cands.extend((i, int(j), float(sc)) for j, sc in zip(ids, scores))
     cands.sort(key=lambda t: -t[2])
-    return languages.rescore(cands[:n], snaps, query, qv)
+    return languages.rescore(cands[:n], snaps, r.query, qv, lambda i, rows: _vectors_of(snaps[i], model)(rows), home)
 
 
-_RECOMPUTED = RowCache()
-
-
-def _recomputer(s: Snapshot, model: str) -> Callable[[np.ndarray], np.ndarray]:
-    """Exact vectors of a compact source's rows: from the LRU cache, else the model."""
-
-    def vectors_of(rows: np.ndarray) -> np.ndarray:
-        recs = [s.index_text(int(j)) for j in rows]
-        return _RECOMPUTED.get_many(
-            [f"{model}:{h}" for h, _ in recs],
-            lambda todo: embedding.encode_passages([recs[t][1] for t in todo], model, embedding.RECOMPUTE_BATCH),
-        )
-
-    return vectors_of
+def _vectors_of(s: Snapshot, model: str) -> Callable[[Any], np.ndarray]:
+    return lambda rows: s.exact_vectors(list(rows), model)
 
 
 def _top(

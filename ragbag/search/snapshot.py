@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 import pyarrow as pa
 
+from ragbag.core.cache import RowCache
 from ragbag.core.errors import DamagedIndex, RagbagError
 from ragbag.core.home import Home
 from ragbag.index import bm25, graph, hnsw, published
 from ragbag.index.compact.graph import Compact, attach_rows
+from ragbag.models import embedding
 from ragbag.text import name_spellings
 
 if TYPE_CHECKING:
@@ -40,6 +42,10 @@ LOAD_ATTEMPTS = 3
 # What a search keeps of each row (index_text is read only when reranking or recomputing).
 _FIELDS = [f for f in published.ROW_FIELDS if f not in ("content_hash", "index_text")]
 _WORDS = re.compile(r"\w+")
+
+
+# Exact vectors of compact sources' rows, recomputed by the model for recent searches.
+_RECOMPUTED = RowCache()
 
 
 @dataclass
@@ -90,6 +96,17 @@ class Snapshot:
         if j not in self._words:
             self._words[j] = frozenset(_WORDS.findall(self.records[j]["text"].lower()))
         return self._words[j]
+
+    def exact_vectors(self, rows: Sequence[int], model: str) -> np.ndarray:
+        """Rows' exact vectors: those kept, or a compact source's recomputed by ``model`` (from a
+        cache of the latest: a compact search has just recomputed its best candidates)."""
+        if len(self.vectors):
+            return np.asarray(self.vectors[list(rows)])
+        recs = [self.index_text(int(j)) for j in rows]
+        return _RECOMPUTED.get_many(
+            [f"{model}:{h}" for h, _ in recs],
+            lambda todo: embedding.encode_passages([recs[t][1] for t in todo], model, embedding.RECOMPUTE_BATCH),
+        )
 
     def index_text(self, j: int) -> tuple[str, str]:
         """(content hash, the text as embedded: title line + chunk) of row j. Read from the

@@ -32,13 +32,13 @@ def test_languages_are_told_or_left_untold():
 
 
 def _source(rows_langs, vectors):
-    sums = {}
-    counts = {}
-    for lang in set(rows_langs):
-        mine = [v for v, x in zip(vectors, rows_langs) if x == lang]
-        sums[lang], counts[lang] = np.sum(mine, axis=0).tolist(), len(mine)
-    told = {"rows": rows_langs, "sums": sums, "counts": counts}
-    return SimpleNamespace(vectors=np.asarray(vectors, np.float32), languages=lambda: told)
+    """A source's snapshot as ``rescore`` reads it, and its sums and counts per language."""
+    told = {"rows": rows_langs}
+    sums = {
+        lang: (np.sum([v for v, x in zip(vectors, rows_langs) if x == lang], axis=0), rows_langs.count(lang))
+        for lang in set(rows_langs)
+    }
+    return SimpleNamespace(vectors=np.asarray(vectors, np.float32), languages=lambda: told), sums
 
 
 def _passages(lang_axis: int, topics: list[int], dim: int = 12) -> list[np.ndarray]:
@@ -51,12 +51,14 @@ def _passages(lang_axis: int, topics: list[int], dim: int = 12) -> list[np.ndarr
     return out
 
 
-def test_a_passage_in_another_language_is_compared_by_its_meaning():
+def test_a_passage_in_another_language_is_compared_by_its_meaning(monkeypatch):
     # Axes 0 and 1: English and German; 2 to 11: topics. Forty English texts on topics 3 to 11,
     # thirty German ones, one of them on topic 2, which the question asks about.
     english = _passages(0, [3 + n % 9 for n in range(40)])
     german = _passages(1, [2] + [3 + n % 9 for n in range(29)])
-    snaps = [_source(["en"] * len(english), english), _source(["de"] * len(german), german)]
+    (en, en_sums), (de, de_sums) = _source(["en"] * len(english), english), _source(["de"] * len(german), german)
+    snaps = [en, de]
+    monkeypatch.setattr(unbias, "means", lambda home: unbias.combine([en_sums, de_sums]))
     question = "What is my health insurance number?"  # told English
     qv = _passages(0, [2])[0]
     cands = sorted(
@@ -64,13 +66,13 @@ def test_a_passage_in_another_language_is_compared_by_its_meaning():
         key=lambda t: -t[2],
     )
     assert cands[0][0] == 0 and cands[40][:2] == (1, 0)  # by plain cosine every English text wins
-    ranked = unbias.rescore(cands, snaps, question, qv)
+    ranked = unbias.rescore(cands, snaps, question, qv, lambda i, rows: snaps[i].vectors[rows], home=None)
     assert ranked[0][:2] == (1, 0)  # the German text on the question's topic
     # Laid over the old scores' range: fusion's calibration of cosines still holds.
     assert ranked[0][2] == max(c[2] for c in cands) and ranked[-1][2] == min(c[2] for c in cands)
-    # Sources published before languages were told: the list as it was.
-    plain = [SimpleNamespace(vectors=s.vectors, languages=lambda: None) for s in snaps]
-    assert unbias.rescore(cands, plain, question, qv) == cands
+    # A home whose sources were published before languages were told: the list as it was.
+    monkeypatch.setattr(unbias, "means", lambda home: unbias.combine([{}, {}]))
+    assert unbias.rescore(cands, snaps, question, qv, lambda i, rows: snaps[i].vectors[rows], home=None) == cands
 
 
 def test_each_text_is_told_once_and_the_sums_are_the_vectors(home, tmp_path, monkeypatch):
