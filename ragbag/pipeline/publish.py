@@ -37,7 +37,14 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
     staged = staged_graph(home, source)
     if staged is None or staged["fingerprint"] != graph_fingerprint(home, source, model, identity):
         raise RagbagError(f"source {source.name!r}: its graph index is missing or stale; run the graph stage")
-    fingerprint = stable_hash(model, bm25.TOKENIZER_VERSION, staged["fingerprint"], *identity, *_validity(keys))
+    fingerprint = stable_hash(
+        model,
+        bm25.TOKENIZER_VERSION,
+        f"row-languages-{row_languages.VERSION}",
+        staged["fingerprint"],
+        *identity,
+        *_validity(keys),
+    )
     current = published.published_manifest(home, source)
     base = home.index_dir(source.connector, source.name)
     if current and current.get("fingerprint") == fingerprint:

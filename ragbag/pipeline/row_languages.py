@@ -16,6 +16,10 @@ from ragbag.core.errors import DamagedIndex
 from ragbag.index import published
 from ragbag.text.languages import identify
 
+# In the source's and the publish's fingerprints: a version published by other rules (or before
+# there were any) is published again once, unchanged otherwise.
+VERSION = 1
+
 
 def write(target: Path, rows: pa.Table, vectors: np.ndarray | None, before: Path | None, source: str) -> None:
     """``rows`` in the version's order, ``vectors`` aligned with them (None: a source that keeps

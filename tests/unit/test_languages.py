@@ -102,3 +102,8 @@ def test_each_text_is_told_once_and_the_sums_are_the_vectors(home, tmp_path, mon
     (notes / "bread.md").write_text("# Bread\n\nFeed the starter twice a day and bake at 250 degrees.\n")
     build_in_process(home, "notes")
     assert len(told) - first == 1  # only the new text is told again
+    # A ragbag that tells languages by other rules publishes each source again, once.
+    monkeypatch.setattr(row_languages, "VERSION", 2)
+    before = published.current_version(base, "notes")
+    build_in_process(home, "notes")
+    assert published.current_version(base, "notes") != before
