@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ragbag.core.cache import LRU
 from ragbag.core.errors import DamagedIndex
 from ragbag.core.home import Home, Source
 from ragbag.index import published
@@ -58,7 +59,8 @@ def combine(told: list[dict[str, tuple[np.ndarray, int]]]) -> tuple[dict[str, np
     return {lang: (sums[lang] + SHRINK * overall) / (counts[lang] + SHRINK) for lang in sums}, overall
 
 
-_TOLD: dict[tuple[str, str], dict[str, tuple[np.ndarray, int]]] = {}
+# Sums and counts by (source folder, version): a version never changes; the latest kept.
+_TOLD: LRU[tuple[str, str], dict[str, tuple[np.ndarray, int]]] = LRU(256)
 
 
 def _told(home: Home, source: Source) -> dict[str, tuple[np.ndarray, int]]:
@@ -67,14 +69,17 @@ def _told(home: Home, source: Source) -> dict[str, tuple[np.ndarray, int]]:
     base = home.index_dir(source.connector, source.name)
     try:
         version = published.current_version(base, source.name)
-        key = (str(base), version or "")
-        if version is not None and key not in _TOLD:
+        if version is None:
+            return {}
+        told = _TOLD.get((str(base), version))
+        if told is None:
             body = published.read_languages(base / version, source.name) or {}
             sums, counts = body.get("sums", {}), body.get("counts", {})
-            _TOLD[key] = {lang: (np.asarray(sums[lang], np.float64), int(counts[lang])) for lang in sums}
-    except (OSError, DamagedIndex):  # a damaged source is skipped here as search skips it
+            told = {lang: (np.asarray(sums[lang], np.float64), int(counts[lang])) for lang in sums}
+            _TOLD.put((str(base), version), told)
+    except (OSError, ValueError, KeyError, DamagedIndex):  # damaged: skipped here as search skips it
         return {}
-    return _TOLD.get(key, {}) if version is not None else {}
+    return told
 
 
 def rescore(
