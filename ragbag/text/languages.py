@@ -1,9 +1,8 @@
 """A text's language, as Google's Compact Language Detector 2 tells it (``pycld2``: Apache-2.0,
 its tables compiled into the wheel, imported in milliseconds, a paragraph told in a tenth of a
 millisecond). Search asks it of each chunk at publish and of each question at search
-(``ragbag.search.languages``), so it must cost nothing a refresh or a cold search would notice.
-The offline answerer's sentence rules keep py3langid (``ragbag.text.sentences``), whose answers
-they were tuned with; its model takes half a second to load.
+(``ragbag.search.languages``), so it must cost nothing a refresh or a cold search would notice;
+the offline answerer's sentence rules ask it too (``ragbag.text.sentences``).
 """
 
 from __future__ import annotations
