@@ -24,7 +24,7 @@ from ragbag.text import scripts
 from ragbag.text.languages import identify
 
 # The languages a paragraph may be taken for: those of the homes ragbag is built for (and what
-# the evaluation personas write); another language is split by the rules of the closest guess.
+# the evaluation personas write); another language, or none told, is split by English rules.
 LANGUAGES = ("en", "de", "fr", "es", "pt", "it", "nl", "pl", "sv", "da", "no", "fi", "tr", "ru", "zh", "ja", "ko")
 # Month names and their short forms (English, German, French, Spanish, Portuguese): "17." before
 # one is a day, not a sentence's end.
