@@ -24,12 +24,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ragbag.core.cache import LRU
 from ragbag.core.errors import DamagedIndex
 from ragbag.core.home import Home, Source
 from ragbag.index import published
 from ragbag.search.fusion import Candidate
-from ragbag.search.snapshot import Snapshot
+from ragbag.search.snapshot import Snapshot, languages_at
 from ragbag.text.languages import identify
 
 SHARE = 0.5  # how much of a language's mean vector is taken out
@@ -59,27 +58,16 @@ def combine(told: list[dict[str, tuple[np.ndarray, int]]]) -> tuple[dict[str, np
     return {lang: (sums[lang] + SHRINK * overall) / (counts[lang] + SHRINK) for lang in sums}, overall
 
 
-# Sums and counts by (source folder, version): a version never changes; the latest kept.
-_TOLD: LRU[tuple[str, str], dict[str, tuple[np.ndarray, int]]] = LRU(256)
-
-
 def _told(home: Home, source: Source) -> dict[str, tuple[np.ndarray, int]]:
-    """A source's sums and counts per language, as its current version wrote them (read once a
-    version); none when it was never published, or published without them."""
+    """A source's sums and counts per language, as its current version wrote them; none when it
+    was never published, or published without them."""
     base = home.index_dir(source.connector, source.name)
     try:
         version = published.current_version(base, source.name)
-        if version is None:
-            return {}
-        told = _TOLD.get((str(base), version))
-        if told is None:
-            body = published.read_languages(base / version, source.name) or {}
-            sums, counts = body.get("sums", {}), body.get("counts", {})
-            told = {lang: (np.asarray(sums[lang], np.float64), int(counts[lang])) for lang in sums}
-            _TOLD.put((str(base), version), told)
-    except (OSError, ValueError, KeyError, DamagedIndex):  # damaged: skipped here as search skips it
+        body = languages_at(base / version, source.name) if version is not None else None
+    except (OSError, ValueError, DamagedIndex):  # damaged: skipped here as search skips it
         return {}
-    return told
+    return {lang: (total, int(body["counts"].get(lang, 0))) for lang, total in body["sums"].items()} if body else {}
 
 
 def rescore(

@@ -9,8 +9,9 @@ snapshots (``ragbag.search.snapshot``), without Dagster running."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -345,7 +346,9 @@ def _vector_top(
     cands: list[Candidate] = []
     for i, (s, mask) in enumerate(zip(snaps, masks)):
         if isinstance(s.graph, Compact):
-            ids, scores = search_compact(s.graph, qv, n, _vectors_of(s, model), Params(), mask, r.width, r.recompute)
+            ids, scores = search_compact(
+                s.graph, qv, n, partial(s.exact_vectors, model=model), Params(), mask, r.width, r.recompute
+            )
         elif s.graph is not None and mask is None and len(s.rows) >= snapshot.EXACT_BELOW:
             ids, scores = hnsw.search_fast(s.graph, qv, n, r.width or Params().ef_search)
             if s.twins:  # a node stands for every row of its text: they score alike
@@ -359,11 +362,7 @@ def _vector_top(
             continue
         cands.extend((i, int(j), float(sc)) for j, sc in zip(ids, scores))
     cands.sort(key=lambda t: -t[2])
-    return languages.rescore(cands[:n], snaps, r.query, qv, lambda i, rows: _vectors_of(snaps[i], model)(rows), home)
-
-
-def _vectors_of(s: Snapshot, model: str) -> Callable[[Any], np.ndarray]:
-    return lambda rows: s.exact_vectors(list(rows), model)
+    return languages.rescore(cands[:n], snaps, r.query, qv, lambda i, rows: snaps[i].exact_vectors(rows, model), home)
 
 
 def _top(

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 import pyarrow as pa
 
-from ragbag.core.cache import RowCache
+from ragbag.core.cache import LRU, RowCache
 from ragbag.core.errors import DamagedIndex, RagbagError
 from ragbag.core.home import Home
 from ragbag.index import bm25, graph, hnsw, published
@@ -46,6 +46,20 @@ _WORDS = re.compile(r"\w+")
 
 # Exact vectors of compact sources' rows, recomputed by the model for recent searches.
 _RECOMPUTED = RowCache()
+# Each version's languages, read once a process: search's means read every source's, a snapshot
+# its own rows'. A version never changes; the latest kept.
+_LANGUAGES: LRU[str, dict[str, Any]] = LRU(256)
+
+
+def languages_at(directory: Path, source: str) -> dict[str, Any] | None:
+    """A published version's rows' languages and its sums (as arrays) and counts per language
+    (``published.read_languages``); None when it was published without them."""
+    body = _LANGUAGES.get(str(directory))
+    if body is None:
+        raw = published.read_languages(directory, source) or {}
+        body = {**raw, "sums": {lang: np.asarray(v, np.float64) for lang, v in raw.get("sums", {}).items()}}
+        _LANGUAGES.put(str(directory), body if raw else {})
+    return body or None
 
 
 @dataclass
@@ -97,7 +111,7 @@ class Snapshot:
             self._words[j] = frozenset(_WORDS.findall(self.records[j]["text"].lower()))
         return self._words[j]
 
-    def exact_vectors(self, rows: Sequence[int], model: str) -> np.ndarray:
+    def exact_vectors(self, rows: Sequence[int] | np.ndarray, model: str) -> np.ndarray:
         """Rows' exact vectors: those kept, or a compact source's recomputed by ``model`` (from a
         cache of the latest: a compact search has just recomputed its best candidates)."""
         if len(self.vectors):
@@ -136,11 +150,8 @@ class Snapshot:
     def languages(self) -> dict[str, Any] | None:
         """Each row's language and each language's summed vectors, as the publish told them
         (``ragbag.pipeline.row_languages``); None for a version published without them."""
-        if "languages" not in self.memo:
-            source, where = self.manifest.get("source", self.key), self.directory
-            self.memo["languages"] = published.read_languages(where, source) if where is not None else None
-        told: dict[str, Any] | None = self.memo["languages"]
-        return told
+        source = self.manifest.get("source", self.key)
+        return languages_at(self.directory, source) if self.directory is not None else None
 
     def people_spellings(self) -> dict[str, list[list[str]]] | None:
         """The counted names' spellings in Latin letters, as the publish wrote them (a counted name
