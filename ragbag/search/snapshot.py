@@ -44,16 +44,13 @@ _FIELDS = [f for f in published.ROW_FIELDS if f not in ("content_hash", "index_t
 _WORDS = re.compile(r"\w+")
 
 
-# Exact vectors of compact sources' rows, recomputed by the model for recent searches.
-_RECOMPUTED = RowCache()
-# Each version's languages, read once a process: search's means read every source's, a snapshot
-# its own rows'. A version never changes; the latest kept.
+_RECOMPUTED = RowCache()  # compact sources' exact vectors, recomputed for recent searches
+# Each version's languages, read once (search's means read every source's): the latest kept.
 _LANGUAGES: LRU[str, dict[str, Any]] = LRU(256)
 
 
 def languages_at(directory: Path, source: str) -> dict[str, Any] | None:
-    """A published version's rows' languages and its sums (as arrays) and counts per language
-    (``published.read_languages``); None when it was published without them."""
+    """A version's ``published.read_languages``, sums as arrays; None when published without."""
     body = _LANGUAGES.get(str(directory))
     if body is None:
         raw = published.read_languages(directory, source) or {}
@@ -112,8 +109,7 @@ class Snapshot:
         return self._words[j]
 
     def exact_vectors(self, rows: Sequence[int] | np.ndarray, model: str) -> np.ndarray:
-        """Rows' exact vectors: those kept, or a compact source's recomputed by ``model`` (from a
-        cache of the latest: a compact search has just recomputed its best candidates)."""
+        """Rows' exact vectors: those kept, or a compact source's recomputed (a cache of the latest)."""
         if len(self.vectors):
             return np.asarray(self.vectors[list(rows)])
         recs = [self.index_text(int(j)) for j in rows]
@@ -148,8 +144,7 @@ class Snapshot:
         return names
 
     def languages(self) -> dict[str, Any] | None:
-        """Each row's language and each language's summed vectors, as the publish told them
-        (``ragbag.pipeline.row_languages``); None for a version published without them."""
+        """Each row's language and each language's summed vectors (``pipeline.row_languages``)."""
         source = self.manifest.get("source", self.key)
         return languages_at(self.directory, source) if self.directory is not None else None
 
