@@ -27,7 +27,7 @@ import numpy as np
 from ragbag.core.errors import DamagedIndex
 from ragbag.core.home import Home, Source
 from ragbag.index import published
-from ragbag.search.fusion import Candidate
+from ragbag.search.fusion import NORM_DEPTH, Candidate
 from ragbag.search.snapshot import Snapshot, languages_at
 from ragbag.text.languages import identify
 
@@ -77,34 +77,95 @@ def rescore(
     qv: np.ndarray,
     vectors_of: Callable[[int, list[int]], np.ndarray],
     home: Home,
+    n: int,
+    whole: dict[int, np.ndarray | None] | None = None,
 ) -> list[Candidate]:
-    """The vector list's candidates ranked by their likeness with the languages taken out, on the
-    range of their scores before; as they were when no source told its languages.
-    ``vectors_of(i, rows)``: the exact vectors of rows of source i (a compact source's were just
-    recomputed by its search)."""
+    """The ``n`` best vector candidates by their likeness with the languages taken out, laid over
+    the range of the plain scores; the plain top ``n`` when no source told its languages.
+
+    ``cands``: each source's plain best (as many as ``n``), best first. ``whole``: the sources whose
+    vectors are all at hand, and the rows allowed in each (None: all); those are
+    re-scored whole, so a passage far down the plain list that answers in another language is not
+    cut before it is compared. The others' candidates are re-scored (``vectors_of(i, rows)``: a
+    compact source's exact vectors, just recomputed). Both ranges are taken between the best and
+    the ``NORM_DEPTH``-th score, which every ``n`` reaches, so asking for more results never
+    reorders the first ones."""
     found = means(home) if len(cands) > 1 else None
     if found is None:
-        return cands
+        return cands[:n]
     by_lang, overall = found
     q = _without(qv, by_lang.get(identify(query) or "", overall))
-    new: dict[tuple[int, int], float] = {}
+    whole = whole or {}
+    rows: list[np.ndarray] = []
+    scored: list[np.ndarray] = []
+    sources: list[np.ndarray] = []
     for i, s in enumerate(snaps):
-        js = [j for k, j, _ in cands if k == i]
-        if not js:
-            continue
-        langs = (s.languages() or {}).get("rows", [])
-        for j, v in zip(js, vectors_of(i, js)):
-            lang = langs[j] if j < len(langs) else None
-            new[(i, j)] = float(_without(v, by_lang.get(lang or "", overall)) @ q)
-    if len(new) < 2:
-        return cands
-    old = {(i, j): sc for i, j, sc in cands if (i, j) in new}
-    lo, hi, span = min(old.values()), max(old.values()), max(new.values()) - min(new.values())
-    low = min(new.values())
-    placed = {key: lo + (sc - low) / span * (hi - lo) if span > 0 else old[key] for key, sc in new.items()}
-    out = [(i, j, placed.get((i, j), sc)) for i, j, sc in cands]
+        if i in whole:
+            mask = whole[i]
+            js = np.flatnonzero(mask) if mask is not None else np.arange(len(s.vectors))
+            new = _whole(s, js, q, by_lang, overall)
+        else:
+            js = np.asarray([j for k, j, _ in cands if k == i], dtype=np.int64)
+            if not len(js):
+                continue
+            told = _told_rows(s)[js]
+            new = np.asarray(
+                [_without(v, by_lang.get(t, overall)) @ q for t, v in zip(told, vectors_of(i, js.tolist()))]
+            )
+        rows.append(js)
+        scored.append(new)
+        sources.append(np.full(len(js), i))
+    every = np.concatenate(scored) if scored else np.zeros(0)
+    if len(every) < 2:
+        return cands[:n]
+    old = np.asarray([sc for _, _, sc in cands])
+    lo, hi = _depth_score(old), float(old.max())
+    low, top = _depth_score(every), float(every.max())
+    lo = lo if lo < hi else float(old.min())  # the plain scores tie to their depth
+    placed = lo + (every - low) / (top - low) * (hi - lo) if top > low and hi > lo else every - top + hi
+    take = min(n, len(every))
+    best = np.argpartition(-placed, take - 1)[:take]
+    flat_rows, flat_sources = np.concatenate(rows), np.concatenate(sources)
+    out = [(int(flat_sources[t]), int(flat_rows[t]), float(placed[t])) for t in best]
     out.sort(key=lambda t: -t[2])
     return out
+
+
+def _depth_score(scores: np.ndarray) -> float:
+    """The ``NORM_DEPTH``-th best of ``scores`` (the lowest where there are fewer)."""
+    if len(scores) <= NORM_DEPTH:
+        return float(scores.min())
+    return float(np.partition(scores, len(scores) - NORM_DEPTH)[len(scores) - NORM_DEPTH])
+
+
+def _whole(
+    s: Snapshot, js: np.ndarray, q: np.ndarray, by_lang: dict[str, np.ndarray], overall: np.ndarray
+) -> np.ndarray:
+    """Rows ``js`` of a source whose vectors are kept, compared with ``q`` without their
+    languages: (v − a·m)·q / ‖v − a·m‖, a few products per language rather than a copy of the
+    vectors."""
+    told = _told_rows(s)[js]
+    out = np.empty(len(js))
+    for lang in set(told.tolist()):
+        at = np.flatnonzero(told == lang)
+        m = by_lang.get(lang, overall)
+        v = np.asarray(s.vectors[js[at]], np.float64)
+        dot = v @ q - SHARE * float(m @ q)
+        norm2 = np.einsum("ij,ij->i", v, v) - 2 * SHARE * (v @ m) + SHARE**2 * float(m @ m)
+        out[at] = dot / np.sqrt(np.maximum(norm2, 1e-12))
+    return out
+
+
+def _told_rows(s: Snapshot) -> np.ndarray:
+    """Each row's language ("" where untold), kept with the snapshot."""
+    memo = getattr(s, "memo", {})
+    if "language_rows" not in memo:
+        langs = (s.languages() or {}).get("rows", [])
+        told = np.full(len(s.rows), "", dtype=object)
+        told[: min(len(langs), len(told))] = [x or "" for x in langs[: len(told)]]
+        memo["language_rows"] = told
+    found: np.ndarray = memo["language_rows"]
+    return found
 
 
 def _without(v: np.ndarray, mean: np.ndarray) -> np.ndarray:

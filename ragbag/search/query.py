@@ -344,6 +344,7 @@ def _vector_top(
     """The n best rows by cosine over all sources (exactly where vectors are kept and the source
     is small or filtered, else through the graph), re-scored without their languages."""
     cands: list[Candidate] = []
+    whole: dict[int, np.ndarray | None] = {}  # sources scored exactly: every row allowed is re-scored
     for i, (s, mask) in enumerate(zip(snaps, masks)):
         if isinstance(s.graph, Compact):
             ids, scores = search_compact(
@@ -359,10 +360,14 @@ def _vector_top(
             if s.embedded is not None:  # an early version: rows not embedded yet are no vector hits
                 mask = s.embedded if mask is None else mask & s.embedded
             cands.extend(_top([s.vectors @ qv if len(s.vectors) else np.zeros(0)], [mask], n, positive=False, index=i))
+            if len(s.vectors):
+                whole[i] = mask
             continue
         cands.extend((i, int(j), float(sc)) for j, sc in zip(ids, scores))
     cands.sort(key=lambda t: -t[2])
-    return languages.rescore(cands[:n], snaps, r.query, qv, lambda i, rows: snaps[i].exact_vectors(rows, model), home)
+    return languages.rescore(
+        cands, snaps, r.query, qv, lambda i, rows: snaps[i].exact_vectors(rows, model), home, n, whole
+    )
 
 
 def _top(

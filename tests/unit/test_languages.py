@@ -38,7 +38,8 @@ def _source(rows_langs, vectors):
         lang: (np.sum([v for v, x in zip(vectors, rows_langs) if x == lang], axis=0), rows_langs.count(lang))
         for lang in set(rows_langs)
     }
-    return SimpleNamespace(vectors=np.asarray(vectors, np.float32), languages=lambda: told), sums
+    kept = np.asarray(vectors, np.float32)
+    return SimpleNamespace(vectors=kept, rows=kept, memo={}, languages=lambda: told), sums
 
 
 def _passages(lang_axis: int, topics: list[int], dim: int = 12) -> list[np.ndarray]:
@@ -66,13 +67,44 @@ def test_a_passage_in_another_language_is_compared_by_its_meaning(monkeypatch):
         key=lambda t: -t[2],
     )
     assert cands[0][0] == 0 and cands[40][:2] == (1, 0)  # by plain cosine every English text wins
-    ranked = unbias.rescore(cands, snaps, question, qv, lambda i, rows: snaps[i].vectors[rows], home=None)
+    ranked = unbias.rescore(cands, snaps, question, qv, lambda i, rows: snaps[i].vectors[rows], None, len(cands))
     assert ranked[0][:2] == (1, 0)  # the German text on the question's topic
     # Laid over the old scores' range: fusion's calibration of cosines still holds.
     assert ranked[0][2] == max(c[2] for c in cands) and ranked[-1][2] == min(c[2] for c in cands)
     # A home whose sources were published before languages were told: the list as it was.
     monkeypatch.setattr(unbias, "means", lambda home: unbias.combine([{}, {}]))
-    assert unbias.rescore(cands, snaps, question, qv, lambda i, rows: snaps[i].vectors[rows], home=None) == cands
+    assert unbias.rescore(cands, snaps, question, qv, lambda i, rows: snaps[i].vectors[rows], None, 70) == cands
+
+
+def test_every_kept_row_is_compared_and_more_results_keep_the_first_in_place(monkeypatch):
+    # One mailbox of 300 English texts on topics 3 to 11 and 200 German ones: the German one on
+    # the question's topic (2) is its 301st row by plain cosine, below any candidate pool.
+    english = _passages(0, [3 + n % 9 for n in range(300)])
+    german = _passages(1, [3 + n % 9 for n in range(199)] + [2])
+    jitter = np.random.default_rng(7).normal(0, 0.01, (500, 12))  # no two texts alike
+    mail, sums = _source(["en"] * 300 + ["de"] * 200, list(np.asarray(english + german) + jitter))
+    answer = len(english) + len(german) - 1
+    monkeypatch.setattr(unbias, "means", lambda home: unbias.combine([sums]))
+    qv = _passages(0, [2])[0]
+    plain = np.asarray(mail.vectors @ qv)
+    assert int(np.sum(plain > plain[answer])) == 300
+
+    def ranked(n: int, whole: dict | None) -> list:
+        pool = [(0, int(j), float(plain[j])) for j in np.argsort(-plain, kind="stable")[:n]]
+        vectors_of = lambda i, rows: mail.vectors[rows]  # noqa: E731
+        return unbias.rescore(pool, [mail], "What is my health insurance number?", qv, vectors_of, None, n, whole)
+
+    # Only the plain best re-scored: the German answer never reaches the comparison.
+    assert (0, answer) not in {c[:2] for c in ranked(100, None)}
+    # Every kept row compared: it ranks first, for any number of results asked.
+    first = ranked(100, {0: None})
+    assert first[0][:2] == (0, answer) and len(first) == 100
+    for n in (120, 250, 500):
+        assert ranked(n, {0: None})[:100] == first
+    # Rows a filter leaves out stay out.
+    allowed = np.ones(len(plain), bool)
+    allowed[answer] = False
+    assert (0, answer) not in {c[:2] for c in ranked(100, {0: allowed})}
 
 
 def test_each_text_is_told_once_and_the_sums_are_the_vectors(home, tmp_path, monkeypatch):
