@@ -28,7 +28,7 @@ from ragbag.core.private import write_private
 from ragbag.core.records import stable_hash
 from ragbag.index import bm25, graph, published
 from ragbag.index.store import pins_on_disk
-from ragbag.pipeline import row_languages, screen
+from ragbag.pipeline import row_aligned, row_languages, screen
 from ragbag.text import place_names
 from ragbag.text.chunking import CHUNKER_VERSION
 
@@ -78,6 +78,7 @@ def source_fingerprint(home: Home, source: Source) -> str | None:
         screen.rules_digest(home),
         f"place-names-{place_names.VERSION}",
         f"row-languages-{row_languages.VERSION}",
+        f"row-aligned-{row_aligned.VERSION}",
         ragbag.__version__,
     )
 

@@ -19,7 +19,7 @@ from ragbag.core.records import stable_hash
 from ragbag.index import bm25, published
 from ragbag.index.store import Store, lit
 from ragbag.models import embedding
-from ragbag.pipeline import changes, people_names, row_languages
+from ragbag.pipeline import changes, people_names, row_aligned, row_languages
 from ragbag.pipeline.preview import ROWS as PREVIEW_ROWS
 from ragbag.pipeline.preview import preview
 from ragbag.pipeline.retention import retain
@@ -41,6 +41,7 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
         model,
         bm25.TOKENIZER_VERSION,
         f"row-languages-{row_languages.VERSION}",
+        f"row-aligned-{row_aligned.VERSION}",
         staged["fingerprint"],
         *identity,
         *_validity(keys),
@@ -82,6 +83,7 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
         vectors = published.vectors_in_order(store.rows("embeddings", source.name, ["chunk_id", "vector"]), ids, dim)
     copy = published.write_rows(target, rows, vectors)
     row_languages.write(target, rows, vectors, before, source.name)
+    aligned = {"encoded": row_aligned.write(target, rows, before, source.name)} if vectors is not None else None
     documents = store.table("documents").count_rows(f"source = {lit(source.name)}")
     manifest = {
         "source": source.name,
@@ -97,6 +99,7 @@ def publish(store: Store, home: Home, source: Source, model: str) -> dict[str, A
         "graph": {k: staged[k] for k in ("profile", "recall_at_10", "bytes", "mode")},
         "rows": copy,
         "people": len(people),
+        "aligned": aligned,  # None: a compact source, which keeps no vectors
         "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     published.write_manifest(target, manifest)

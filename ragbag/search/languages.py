@@ -27,12 +27,14 @@ import numpy as np
 from ragbag.core.errors import DamagedIndex
 from ragbag.core.home import Home, Source
 from ragbag.index import published
+from ragbag.models import aligned
 from ragbag.search.fusion import NORM_DEPTH, Candidate
 from ragbag.search.snapshot import Snapshot, languages_at
 from ragbag.text.languages import identify
 
 SHARE = 0.5  # how much of a language's mean vector is taken out
 SHRINK = 20  # a language's mean counts the mean of all as this many rows more
+ALIGNED_SHARE = 0.5  # the aligned encoder's weight beside e5's, each scaled between best and 100th
 
 
 def means(home: Home) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
@@ -80,14 +82,15 @@ def rescore(
     n: int,
     whole: dict[int, np.ndarray | None] | None = None,
 ) -> list[Candidate]:
-    """The ``n`` best vector candidates by their likeness with the languages taken out, laid over
-    the range of the plain scores; the plain top ``n`` when no source told its languages.
+    """The ``n`` best vector candidates by their likeness with the languages taken out, weighed
+    with the aligned encoder's likeness where the rows have its vectors, laid over the range of
+    the plain scores; the plain top ``n`` when no source told its languages.
 
     ``cands``: each source's plain best (as many as ``n``), best first. ``whole``: the sources whose
     vectors are all at hand, and the rows allowed in each (None: all); those are
     re-scored whole, so a passage far down the plain list that answers in another language is not
     cut before it is compared. The others' candidates are re-scored (``vectors_of(i, rows)``: a
-    compact source's exact vectors, just recomputed). Both ranges are taken between the best and
+    compact source's exact vectors, just recomputed). Every range is taken between the best and
     the ``NORM_DEPTH``-th score, which every ``n`` reaches, so asking for more results never
     reorders the first ones."""
     found = means(home) if len(cands) > 1 else None
@@ -118,16 +121,41 @@ def rescore(
     every = np.concatenate(scored) if scored else np.zeros(0)
     if len(every) < 2:
         return cands[:n]
+    flat_rows, flat_sources = np.concatenate(rows), np.concatenate(sources)
+    mix = _unit(every)
+    theirs = _aligned_scores(snaps, query, flat_sources, flat_rows)
+    if theirs is not None:
+        has = ~np.isnan(theirs)
+        mix[has] = (1 - ALIGNED_SHARE) * mix[has] + ALIGNED_SHARE * _unit(theirs[has])
     old = np.asarray([sc for _, _, sc in cands])
     lo, hi = _depth_score(old), float(old.max())
-    low, top = _depth_score(every), float(every.max())
     lo = lo if lo < hi else float(old.min())  # the plain scores tie to their depth
-    placed = lo + (every - low) / (top - low) * (hi - lo) if top > low and hi > lo else every - top + hi
+    placed = lo + mix * (hi - lo) if hi > lo else mix - 1 + hi
     take = min(n, len(every))
     best = np.argpartition(-placed, take - 1)[:take]
-    flat_rows, flat_sources = np.concatenate(rows), np.concatenate(sources)
     out = [(int(flat_sources[t]), int(flat_rows[t]), float(placed[t])) for t in best]
     out.sort(key=lambda t: -t[2])
+    return out
+
+
+def _unit(scores: np.ndarray) -> np.ndarray:
+    """Scores mapped to 1 at the best and 0 at the ``NORM_DEPTH``-th (lower ones below 0)."""
+    low, top = _depth_score(scores), float(scores.max()) if len(scores) else 0.0
+    return (scores - low) / (top - low) if top > low else np.zeros(len(scores))
+
+
+def _aligned_scores(snaps: list[Snapshot], query: str, sources: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
+    """The aligned encoder's cosine of each (source, row) with the question; NaN for a row of a
+    source published without those vectors (a compact one); None when no row has one."""
+    held = {int(i): snaps[int(i)].aligned() for i in np.unique(sources)}
+    if all(v is None for v in held.values()):
+        return None
+    qa = aligned.encode_query(query)
+    out = np.full(len(rows), np.nan)
+    for i, vectors in held.items():
+        if vectors is not None:
+            at = np.flatnonzero(sources == i)
+            out[at] = np.asarray(vectors[rows[at]], np.float32) @ qa
     return out
 
 

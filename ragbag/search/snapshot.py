@@ -10,13 +10,11 @@ removed source is dropped from memory at once.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -27,6 +25,7 @@ from ragbag.core.home import Home
 from ragbag.index import bm25, graph, hnsw, published
 from ragbag.index.compact.graph import Compact, attach_rows
 from ragbag.models import embedding
+from ragbag.search.records import Records, datetimes
 from ragbag.text import name_spellings
 
 if TYPE_CHECKING:
@@ -136,11 +135,10 @@ class Snapshot:
     def people_names(self) -> dict[str, int] | None:
         """The names the rows' people fields hold, with how many rows hold each, as the publish
         counted them (``ragbag.pipeline.people_names``); None for a version published without."""
-        if "people_names" not in self.memo:
-            source, where = self.manifest.get("source", self.key), self.directory
-            counted = "people" in self.manifest and where is not None
-            self.memo["people_names"] = published.read_people(where, source) if where and counted else None
-        names: dict[str, int] | None = self.memo["people_names"]
+        counted = "people" in self.manifest
+        names: dict[str, int] | None = self._once(
+            "people_names", lambda d, s: published.read_people(d, s) if counted else None
+        )
         return names
 
     def languages(self) -> dict[str, Any] | None:
@@ -148,15 +146,28 @@ class Snapshot:
         source = self.manifest.get("source", self.key)
         return languages_at(self.directory, source) if self.directory is not None else None
 
+    def aligned(self) -> np.ndarray | None:
+        """Each row's vector by the encoder aligned across languages (``pipeline.row_aligned``),
+        memory-mapped; None for a version published without them."""
+        found: np.ndarray | None = self._once("aligned", lambda d, s: published.read_aligned(d, len(self.rows), s))
+        return found
+
     def people_spellings(self) -> dict[str, list[list[str]]] | None:
         """The counted names' spellings in Latin letters, as the publish wrote them (a counted name
-        absent has none); None for a version published without them."""
-        if "people_spellings" not in self.memo:
-            source, where = self.manifest.get("source", self.key), self.directory
-            rules = name_spellings.SPELLINGS_VERSION  # spelled by other rules: spelled again at search
-            self.memo["people_spellings"] = published.read_spellings(where, source, rules) if where else None
-        spelled: dict[str, list[list[str]]] | None = self.memo["people_spellings"]
+        absent has none); None for a version published without them, or spelled by other rules
+        (spelled again at search then)."""
+        rules = name_spellings.SPELLINGS_VERSION
+        spelled: dict[str, list[list[str]]] | None = self._once(
+            "people_spellings", lambda d, s: published.read_spellings(d, s, rules)
+        )
         return spelled
+
+    def _once(self, name: str, read: Callable[[Path, str], Any]) -> Any:
+        """``read(version directory, source)``, on first use (None for a snapshot read without one)."""
+        if name not in self.memo:
+            where = self.directory
+            self.memo[name] = read(where, self.manifest.get("source", self.key)) if where is not None else None
+        return self.memo[name]
 
     @property
     def store(self) -> Store:
@@ -256,7 +267,7 @@ def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict
     rows, vectors, store = _rows_and_vectors(home, source, directory, manifest, ids, fields, compact)
     if isinstance(g, Compact):
         attach_rows(g, rows.column("content_hash").to_pylist())  # rows with one text share a node
-    stamps = {f.name: _datetimes(rows.column(f.name)) for f in rows.schema if pa.types.is_timestamp(f.type)}
+    stamps = {f.name: datetimes(rows.column(f.name)) for f in rows.schema if pa.types.is_timestamp(f.type)}
     records = Records(rows, stamps)
     keyword = bm25.load(directory / published.BM25_DIR) if ids else None
     never = np.full(len(ids), np.datetime64("NaT"), "datetime64[us]")  # a column older versions lack
@@ -296,69 +307,6 @@ def _snapshot(home: Home, source: str, directory: Path, key: str, manifest: dict
         embedded=np.any(vectors != 0, axis=1) if "embedding" in manifest else None,
         _store=store,
     )
-
-
-class Records(Sequence[dict[str, Any]]):
-    """The rows of a snapshot as dicts (metadata fields on top, as filters and citations read
-    them), each built when first asked for. A search reads a few dozen rows; building all of
-    them at load time was most of a cold search on a large home."""
-
-    def __init__(self, rows: pa.Table, stamps: dict[str, np.ndarray]) -> None:
-        self._rows = rows.select([n for n in rows.column_names if n not in stamps])
-        self._stamps = stamps
-        self._built: dict[int, dict[str, Any]] = {}
-        self._all: list[dict[str, Any]] | None = None
-
-    def __len__(self) -> int:
-        return self._rows.num_rows
-
-    @overload
-    def __getitem__(self, j: int) -> dict[str, Any]: ...
-    @overload
-    def __getitem__(self, j: slice) -> list[dict[str, Any]]: ...
-    def __getitem__(self, j: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        if isinstance(j, slice):
-            return [self[x] for x in range(*j.indices(len(self)))]
-        if self._all is not None:
-            return self._all[j]
-        if j < 0:
-            j += len(self)
-        if not 0 <= j < len(self):
-            raise IndexError(j)
-        rec = self._built.get(j)
-        if rec is None:
-            (row,) = self._rows.slice(j, 1).to_pylist()
-            rec = self._built[j] = self._record(row, j)
-        return rec
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        if self._all is None:
-            self._all = [self._built.get(j) or self._record(r, j) for j, r in enumerate(self._rows.to_pylist())]
-        return iter(self._all)
-
-    def _record(self, row: dict[str, Any], j: int) -> dict[str, Any]:
-        meta = json.loads(row["metadata"] or "{}")
-        row["metadata"] = meta
-        for name, values in self._stamps.items():
-            d = values[j]
-            row[name] = None if np.isnat(d) else d.astype(object).replace(tzinfo=UTC)
-        return {**meta, **row}
-
-
-def _datetimes(column: pa.ChunkedArray) -> np.ndarray:
-    """A timestamp column as datetime64[us] (UTC where it has a zone), NaT where null. Read from
-    its buffers: pyarrow converts a zoned timestamp through pandas, which would cost a cold
-    search a third of its imports."""
-    parts = []
-    for c in column.chunks:
-        validity, data = c.buffers()[:2]
-        raw = np.frombuffer(data, np.int64, count=len(c), offset=c.offset * 8) if len(c) else np.zeros(0, np.int64)
-        values = raw.astype(f"datetime64[{c.type.unit}]").astype("datetime64[us]")
-        if validity is not None and c.null_count:
-            bits = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")
-            values = np.where(bits[c.offset : c.offset + len(c)].astype(bool), values, np.datetime64("NaT"))
-        parts.append(values)
-    return np.concatenate(parts) if parts else np.zeros(0, "datetime64[us]")
 
 
 def _rows_and_vectors(

@@ -78,6 +78,8 @@ DAMAGE = {
     "rows deleted": lambda h: (_version(h) / "rows.arrow").unlink(),
     "vectors deleted": lambda h: (_version(h) / "vectors.npy").unlink(),
     "vectors cut short": lambda h: _cut(_version(h) / "vectors.npy"),
+    "aligned vectors deleted": lambda h: (_version(h) / "aligned.npy").unlink(),
+    "aligned vectors cut short": lambda h: _cut(_version(h) / "aligned.npy"),
     "chunk_ids cut short": lambda h: _cut(_version(h) / "chunk_ids.json"),
     "chunk_ids of the wrong length": lambda h: (_version(h) / "chunk_ids.json").write_text('["x"]'),
     "chunk_ids reordered": lambda h: (_version(h) / "chunk_ids.json").write_text(

@@ -39,7 +39,7 @@ def _source(rows_langs, vectors):
         for lang in set(rows_langs)
     }
     kept = np.asarray(vectors, np.float32)
-    return SimpleNamespace(vectors=kept, rows=kept, memo={}, languages=lambda: told), sums
+    return SimpleNamespace(vectors=kept, rows=kept, memo={}, languages=lambda: told, aligned=lambda: None), sums
 
 
 def _passages(lang_axis: int, topics: list[int], dim: int = 12) -> list[np.ndarray]:
