@@ -35,18 +35,21 @@ from ragbag.text.languages import identify
 SHARE = 0.5  # how much of a language's mean vector is taken out
 SHRINK = 20  # a language's mean counts the mean of all as this many rows more
 ALIGNED_SHARE = 0.5  # the aligned encoder's weight beside e5's, each scaled between best and 100th
+MIXED = 0.1  # the share of a home's rows in other languages than a question's that gets it whole
+
+Means = tuple[dict[str, np.ndarray], np.ndarray, dict[str, int]]  # by language, of all, counts
 
 
-def means(home: Home) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
+def means(home: Home) -> Means | None:
     """Each language's mean vector over the home's published sources, drawn toward the mean of
-    all, and the mean of all; None when no source told its languages with vectors. Over every
-    source, not only those searched, so a question ranks a source's rows alike however the
-    search selects (and a compact source, which keeps no vectors to sum, is compared as a fast
-    one)."""
+    all, the mean of all, and each language's count of rows; None when no source told its
+    languages with vectors. Over every source, not only those searched, so a question ranks a
+    source's rows alike however the search selects (and a compact source, which keeps no vectors
+    to sum, is compared as a fast one)."""
     return combine([_told(home, source) for source in home.sources().values()])
 
 
-def combine(told: list[dict[str, tuple[np.ndarray, int]]]) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
+def combine(told: list[dict[str, tuple[np.ndarray, int]]]) -> Means | None:
     """``means`` of sources' sums and counts per language."""
     sums: dict[str, np.ndarray] = {}
     counts: dict[str, int] = {}
@@ -57,7 +60,8 @@ def combine(told: list[dict[str, tuple[np.ndarray, int]]]) -> tuple[dict[str, np
     if not counts:
         return None
     overall: np.ndarray = np.stack(list(sums.values())).sum(axis=0) / sum(counts.values())
-    return {lang: (sums[lang] + SHRINK * overall) / (counts[lang] + SHRINK) for lang in sums}, overall
+    by_lang = {lang: (sums[lang] + SHRINK * overall) / (counts[lang] + SHRINK) for lang in sums}
+    return by_lang, overall, counts
 
 
 def _told(home: Home, source: Source) -> dict[str, tuple[np.ndarray, int]]:
@@ -96,8 +100,9 @@ def rescore(
     found = means(home) if len(cands) > 1 else None
     if found is None:
         return cands[:n]
-    by_lang, overall = found
-    q = _without(qv, by_lang.get(identify(query) or "", overall))
+    by_lang, overall, counts = found
+    asked = identify(query) or ""
+    q = _without(qv, by_lang.get(asked, overall))
     whole = whole or {}
     rows: list[np.ndarray] = []
     scored: list[np.ndarray] = []
@@ -126,7 +131,8 @@ def rescore(
     theirs = _aligned_scores(snaps, query, flat_sources, flat_rows)
     if theirs is not None:
         has = ~np.isnan(theirs)
-        mix[has] = (1 - ALIGNED_SHARE) * mix[has] + ALIGNED_SHARE * _unit(theirs[has])
+        share = aligned_share(counts, asked)
+        mix[has] = (1 - share) * mix[has] + share * _unit(theirs[has])
     old = np.asarray([sc for _, _, sc in cands])
     lo, hi = _depth_score(old), float(old.max())
     lo = lo if lo < hi else float(old.min())  # the plain scores tie to their depth
@@ -136,6 +142,18 @@ def rescore(
     out = [(int(flat_sources[t]), int(flat_rows[t]), float(placed[t])) for t in best]
     out.sort(key=lambda t: -t[2])
     return out
+
+
+def aligned_share(counts: dict[str, int], asked: str) -> float:
+    """The aligned encoder's weight for a question in language ``asked`` ("" untold: the home's
+    most common): in proportion to the home's rows in other languages, whole from ``MIXED`` of
+    them. It is weaker than e5 within a language, so a home written in the question's language
+    alone (the public sets) ranks by e5 as before."""
+    total = sum(counts.values())
+    if not total:
+        return 0.0
+    other = total - counts.get(asked, max(counts.values()))
+    return ALIGNED_SHARE * min(1.0, other / (MIXED * total))
 
 
 def _unit(scores: np.ndarray) -> np.ndarray:

@@ -54,6 +54,7 @@ def test_a_sources_best_hit_survives_a_merge_with_a_louder_source(home, monkeypa
     # Its language taken out of its vector, the German answer ranks above the last place.
     assert "Gipfeltour" in _titles(home, question)[:-1]
     monkeypatch.setattr(languages, "SHARE", 0.0)  # the vector list as it was: the last place holds it
+    monkeypatch.setattr(languages, "ALIGNED_SHARE", 0.0)
     assert _titles(home, question)[-1] == "Gipfeltour"
     monkeypatch.setattr(fusion, "SOURCE_PLACES", 0)
     assert "Gipfeltour" not in _titles(home, question)  # the louder source fills the top 10 without it
@@ -64,6 +65,7 @@ def test_a_word_one_record_holds_ranks_it_first_in_another_language(home, monkey
     question = "how much was the Kaution for my flat?"
     assert _titles(home, question)[0] == "Mietvertrag Weserstraße"
     monkeypatch.setattr(languages, "SHARE", 0.0)  # the vector list as it was: the word alone lifts it
+    monkeypatch.setattr(languages, "ALIGNED_SHARE", 0.0)
     assert _titles(home, question)[0] == "Mietvertrag Weserstraße"
     monkeypatch.setattr(rare_words, "LIFT", 0.0)
     assert "Mietvertrag Weserstraße" not in _titles(home, question)  # the English notes on flats outrank it

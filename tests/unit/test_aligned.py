@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from conftest import build_in_process, cli, write
 
 from ragbag.index import published
@@ -132,3 +133,13 @@ def test_a_question_finds_its_answer_written_in_another_language(home, tmp_path,
     ):
         assert place(question, chosen) < place(question, 0.0), question
     assert place("until what time is the pharmacy open on Saturday?", chosen) == 1
+
+
+def test_a_home_in_the_questions_language_alone_ranks_by_e5_as_before():
+    share = languages.ALIGNED_SHARE
+    assert languages.aligned_share({"en": 5000}, "en") == 0.0  # the public sets
+    assert languages.aligned_share({"en": 700, "de": 200, "zh": 100}, "en") == share  # a person's home
+    assert languages.aligned_share({"en": 700, "de": 200, "zh": 100}, "zh") == share  # a question in Chinese
+    assert languages.aligned_share({"en": 970, "de": 30}, "en") == pytest.approx(share * 0.03 / languages.MIXED)
+    assert languages.aligned_share({"en": 970, "de": 30}, "") == languages.aligned_share({"en": 970, "de": 30}, "en")
+    assert languages.aligned_share({}, "en") == 0.0
