@@ -169,7 +169,7 @@ def warm_latency(home: Path, queries: list[dict]) -> dict:
 
 
 def forget_query_vectors(embedding) -> None:
-    """Empty ragbag's per-process memo of query vectors (its name has changed over time)."""
+    """Empty ragbag's per-process memos of query vectors (their names have changed over time)."""
     cache = getattr(embedding, "_QUERY_CACHE", None)
     if cache is not None:
         cache.clear()
@@ -177,6 +177,11 @@ def forget_query_vectors(embedding) -> None:
         embedding._encode_query_cached.cache_clear()
     else:
         raise RuntimeError("ragbag.models.embedding has no known query-vector memo to clear; update the bench")
+    try:  # the aligned encoder's memo too (stop 59 on)
+        from ragbag.models import aligned
+    except ImportError:
+        return
+    aligned._QUERIES.clear()
 
 
 def cold_cli(home: Path, queries: list[str]) -> dict:

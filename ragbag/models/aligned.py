@@ -18,6 +18,7 @@ tokenizes unknown characters as the model was trained to.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -135,6 +136,16 @@ def encode_query(text: str) -> np.ndarray:
     """A question's vector, cached per process (an agent asks alike many times)."""
     found = _QUERIES.get(text)
     if found is None:
-        found = encode([text])[0]
+        found = np.ascontiguousarray(_query_encoder().encode([text])[0], dtype=np.float32)
         _QUERIES.put(text, found)
     return found
+
+
+@lru_cache(maxsize=1)
+def _query_encoder():
+    """The same model on one BLAS thread: a question is a few tokens, and a second thread left
+    spinning after it slowed the e5 engine's next question sixfold on two cores
+    (benchmarks/README.md, "A second encoder, aligned across languages")."""
+    one = copy.copy(_encoder())
+    one.threads = 1
+    return one

@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ragbag.core.cache import LRU
 from ragbag.core.errors import DamagedIndex
 from ragbag.core.home import Home, Source
 from ragbag.index import published
@@ -38,6 +39,7 @@ ALIGNED_SHARE = 0.5  # the aligned encoder's weight beside e5's, each scaled bet
 MIXED = 0.1  # the share of a home's rows in other languages than a question's that gets it whole
 
 Means = tuple[dict[str, np.ndarray], np.ndarray, dict[str, int]]  # by language, of all, counts
+_MEANS: LRU[tuple[str, ...], Means | None] = LRU(8)  # by the sources' current versions
 
 
 def means(home: Home) -> Means | None:
@@ -45,8 +47,13 @@ def means(home: Home) -> Means | None:
     all, the mean of all, and each language's count of rows; None when no source told its
     languages with vectors. Over every source, not only those searched, so a question ranks a
     source's rows alike however the search selects (and a compact source, which keeps no vectors
-    to sum, is compared as a fast one)."""
-    return combine([_told(home, source) for source in home.sources().values()])
+    to sum, is compared as a fast one). The same object while no source publishes again, so
+    what a snapshot derives from it is kept (``_whole``)."""
+    told = [_told(home, source) for source in home.sources().values()]
+    key = tuple(where for where, _ in told)
+    if key not in _MEANS:
+        _MEANS.put(key, combine([sums for _, sums in told]))
+    return _MEANS.get(key)
 
 
 def combine(told: list[dict[str, tuple[np.ndarray, int]]]) -> Means | None:
@@ -64,16 +71,19 @@ def combine(told: list[dict[str, tuple[np.ndarray, int]]]) -> Means | None:
     return by_lang, overall, counts
 
 
-def _told(home: Home, source: Source) -> dict[str, tuple[np.ndarray, int]]:
-    """A source's sums and counts per language, as its current version wrote them; none when it
-    was never published, or published without them."""
+def _told(home: Home, source: Source) -> tuple[str, dict[str, tuple[np.ndarray, int]]]:
+    """A source's current version, and its sums and counts per language as that version wrote
+    them; none when it was never published, or published without them."""
     base = home.index_dir(source.connector, source.name)
     try:
         version = published.current_version(base, source.name)
         body = languages_at(base / version, source.name) if version is not None else None
     except (OSError, ValueError, DamagedIndex):  # damaged: skipped here as search skips it
-        return {}
-    return {lang: (total, int(body["counts"].get(lang, 0))) for lang, total in body["sums"].items()} if body else {}
+        return "", {}
+    where = str(base / version) if version is not None else ""
+    return where, {
+        lang: (total, int(body["counts"].get(lang, 0))) for lang, total in body["sums"].items()
+    } if body else {}
 
 
 def rescore(
@@ -103,15 +113,20 @@ def rescore(
     by_lang, overall, counts = found
     asked = identify(query) or ""
     q = _without(qv, by_lang.get(asked, overall))
+    share = aligned_share(counts, asked)
+    qa = aligned.encode_query(query) if share > 0 and any(s.aligned() is not None for s in snaps) else None
     whole = whole or {}
     rows: list[np.ndarray] = []
     scored: list[np.ndarray] = []
+    theirs: list[np.ndarray] = []
     sources: list[np.ndarray] = []
     for i, s in enumerate(snaps):
+        kept = s.aligned() if qa is not None else None
         if i in whole:
             mask = whole[i]
             js = np.flatnonzero(mask) if mask is not None else np.arange(len(s.vectors))
-            new = _whole(s, js, q, by_lang, overall)
+            new = _whole(s, found, q)[js]
+            their = _whole_aligned(s, kept, qa)[js] if kept is not None and qa is not None else None
         else:
             js = np.asarray([j for k, j, _ in cands if k == i], dtype=np.int64)
             if not len(js):
@@ -120,28 +135,26 @@ def rescore(
             new = np.asarray(
                 [_without(v, by_lang.get(t, overall)) @ q for t, v in zip(told, vectors_of(i, js.tolist()))]
             )
+            their = np.asarray(kept[js], np.float32) @ qa if kept is not None and qa is not None else None
         rows.append(js)
         scored.append(new)
+        theirs.append(their if their is not None else np.full(len(js), np.nan))
         sources.append(np.full(len(js), i))
     every = np.concatenate(scored) if scored else np.zeros(0)
     if len(every) < 2:
         return cands[:n]
     flat_rows, flat_sources = np.concatenate(rows), np.concatenate(sources)
     mix = _unit(every)
-    theirs = _aligned_scores(snaps, query, flat_sources, flat_rows)
-    if theirs is not None:
-        has = ~np.isnan(theirs)
-        share = aligned_share(counts, asked)
-        mix[has] = (1 - share) * mix[has] + share * _unit(theirs[has])
+    aligned_scores = np.concatenate(theirs)
+    has = ~np.isnan(aligned_scores)
+    if has.sum() > 1:
+        mix[has] = (1 - share) * mix[has] + share * _unit(aligned_scores[has])
     old = np.asarray([sc for _, _, sc in cands])
     lo, hi = _depth_score(old), float(old.max())
     lo = lo if lo < hi else float(old.min())  # the plain scores tie to their depth
     placed = lo + mix * (hi - lo) if hi > lo else mix - 1 + hi
-    take = min(n, len(every))
-    best = np.argpartition(-placed, take - 1)[:take]
-    out = [(int(flat_sources[t]), int(flat_rows[t]), float(placed[t])) for t in best]
-    out.sort(key=lambda t: -t[2])
-    return out
+    best = np.lexsort((flat_rows, flat_sources, -placed))[:n]  # ties in a fixed order, whatever n
+    return [(int(flat_sources[t]), int(flat_rows[t]), float(placed[t])) for t in best]
 
 
 def aligned_share(counts: dict[str, int], asked: str) -> float:
@@ -162,21 +175,6 @@ def _unit(scores: np.ndarray) -> np.ndarray:
     return (scores - low) / (top - low) if top > low else np.zeros(len(scores))
 
 
-def _aligned_scores(snaps: list[Snapshot], query: str, sources: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
-    """The aligned encoder's cosine of each (source, row) with the question; NaN for a row of a
-    source published without those vectors (a compact one); None when no row has one."""
-    held = {int(i): snaps[int(i)].aligned() for i in np.unique(sources)}
-    if all(v is None for v in held.values()):
-        return None
-    qa = aligned.encode_query(query)
-    out = np.full(len(rows), np.nan)
-    for i, vectors in held.items():
-        if vectors is not None:
-            at = np.flatnonzero(sources == i)
-            out[at] = np.asarray(vectors[rows[at]], np.float32) @ qa
-    return out
-
-
 def _depth_score(scores: np.ndarray) -> float:
     """The ``NORM_DEPTH``-th best of ``scores`` (the lowest where there are fewer)."""
     if len(scores) <= NORM_DEPTH:
@@ -184,22 +182,44 @@ def _depth_score(scores: np.ndarray) -> float:
     return float(np.partition(scores, len(scores) - NORM_DEPTH)[len(scores) - NORM_DEPTH])
 
 
-def _whole(
-    s: Snapshot, js: np.ndarray, q: np.ndarray, by_lang: dict[str, np.ndarray], overall: np.ndarray
-) -> np.ndarray:
-    """Rows ``js`` of a source whose vectors are kept, compared with ``q`` without their
-    languages: (v − a·m)·q / ‖v − a·m‖, a few products per language rather than a copy of the
-    vectors."""
-    told = _told_rows(s)[js]
-    out = np.empty(len(js))
-    for lang in set(told.tolist()):
-        at = np.flatnonzero(told == lang)
-        m = by_lang.get(lang, overall)
-        v = np.asarray(s.vectors[js[at]], np.float64)
-        dot = v @ q - SHARE * float(m @ q)
-        norm2 = np.einsum("ij,ij->i", v, v) - 2 * SHARE * (v @ m) + SHARE**2 * float(m @ m)
-        out[at] = dot / np.sqrt(np.maximum(norm2, 1e-12))
+def _whole(s: Snapshot, found: Means, q: np.ndarray) -> np.ndarray:
+    """Every kept row of ``s`` compared with ``q`` without its language: (v − a·m)·q / ‖v − a·m‖.
+    What depends on the home's means alone (each row's v·m and ‖v − a·m‖) is kept with the
+    snapshot until the means change, so a question costs one product over the vectors."""
+    by_lang, overall, _ = found
+    memo = getattr(s, "memo", {})
+    held = memo.get("without_languages")
+    if held is None or held[0] is not found:
+        codes, index = _language_index(s)
+        m = np.stack([by_lang.get(c, overall) for c in codes]).astype(np.float32)
+        v = np.asarray(s.vectors, np.float32)
+        vm = np.einsum("ij,ij->i", v, m[index])
+        norm = np.sqrt(
+            np.maximum(np.einsum("ij,ij->i", v, v) - 2 * SHARE * vm + SHARE**2 * (m * m).sum(1)[index], 1e-12)
+        )
+        held = memo["without_languages"] = (found, m, index, norm)
+    _, m, index, norm = held
+    q32 = q.astype(np.float32)
+    out: np.ndarray = (np.asarray(s.vectors, np.float32) @ q32 - SHARE * (m @ q32)[index]) / norm
     return out
+
+
+def _whole_aligned(s: Snapshot, kept: np.ndarray, qa: np.ndarray) -> np.ndarray:
+    """Every row's aligned cosine with the question; the half-precision vectors widened once
+    and kept with the snapshot (a source searched whole holds under ``EXACT_BELOW`` rows)."""
+    memo = getattr(s, "memo", {})
+    if "aligned32" not in memo:
+        memo["aligned32"] = np.asarray(kept, np.float32)
+    out: np.ndarray = memo["aligned32"] @ qa
+    return out
+
+
+def _language_index(s: Snapshot) -> tuple[list[str], np.ndarray]:
+    """The languages of ``s``'s rows ("" untold) and each row's index among them."""
+    told = _told_rows(s)
+    codes = sorted(set(told.tolist()))
+    at = {c: k for k, c in enumerate(codes)}
+    return codes, np.fromiter((at[t] for t in told), np.int64, len(told))
 
 
 def _told_rows(s: Snapshot) -> np.ndarray:
