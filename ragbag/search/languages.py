@@ -1,5 +1,5 @@
-"""A vector's likeness without its language: the vector list re-scored with each text's language
-taken out of its vector.
+"""The vector list re-scored across languages: each text's language taken out of its vector, and
+an encoder trained on translations weighed beside e5.
 
 A multilingual encoder's vectors carry their text's language as well as its meaning: every
 German passage leans the same way, so an English question finds English passages about
@@ -12,10 +12,17 @@ each published version sums its rows' vectors per language (``ragbag.pipeline.ro
 a compact source, which keeps no vectors, adds none),
 a language of few rows is drawn toward the mean of all (``SHRINK`` rows of it), and the
 question's language is told as the rows' were (``ragbag.text.languages``); a question whose
-language cannot be told (a code, a number) takes the mean of all. The vector search's candidates
-are re-scored, best first, and their new scores laid over the old scores' range, so fusion's
-calibration of cosines still holds. ``SHARE`` and ``SHRINK`` were chosen on persona A's questions
-alone; personas B and C are held out (benchmarks/README.md, "A vector's language taken out").
+language cannot be told (a code, a number) takes the mean of all. Every row a source keeps a
+vector of is compared so, not only the plain cosine's best.
+
+The second voice is ``ragbag.models.aligned`` (USE multilingual v3, trained on translation
+pairs): its cosine, where the rows have its vectors, is weighed with e5's at ``ALIGNED_SHARE``,
+each scaled between its best and its ``NORM_DEPTH``-th score, in proportion to the home's rows
+in other languages than the question's (``MIXED``). The result is laid over the plain scores'
+range, so fusion's calibration of cosines still holds. ``SHARE``, ``SHRINK`` and
+``ALIGNED_SHARE`` were chosen on persona A's questions alone; personas B and C are held out
+(benchmarks/README.md, "A vector's language taken out", "A second encoder, aligned across
+languages").
 """
 
 from __future__ import annotations
@@ -189,7 +196,7 @@ def _whole(s: Snapshot, found: Means, q: np.ndarray) -> np.ndarray:
     by_lang, overall, _ = found
     memo = getattr(s, "memo", {})
     held = memo.get("without_languages")
-    if held is None or held[0] is not found:
+    if held is None or held[0] is not found or held[1] != SHARE:
         codes, index = _language_index(s)
         m = np.stack([by_lang.get(c, overall) for c in codes]).astype(np.float32)
         v = np.asarray(s.vectors, np.float32)
@@ -197,8 +204,8 @@ def _whole(s: Snapshot, found: Means, q: np.ndarray) -> np.ndarray:
         norm = np.sqrt(
             np.maximum(np.einsum("ij,ij->i", v, v) - 2 * SHARE * vm + SHARE**2 * (m * m).sum(1)[index], 1e-12)
         )
-        held = memo["without_languages"] = (found, m, index, norm)
-    _, m, index, norm = held
+        held = memo["without_languages"] = (found, SHARE, m, index, norm)
+    _, _, m, index, norm = held
     q32 = q.astype(np.float32)
     out: np.ndarray = (np.asarray(s.vectors, np.float32) @ q32 - SHARE * (m @ q32)[index]) / norm
     return out
