@@ -50,7 +50,17 @@ from ragbag.text.unreadable import Unreadable, one_line
 
 MESSAGES = "Library/Messages/"  # the Messages folder, relative to the home
 _HIDDEN_SUFFIXES = (".pluginpayloadattachment",)  # a link preview's payload: the link is in the text
-_INHERITED = ("chat", "chat_guid", "chat_identifier", "display_name", "participants", "is_group", "service")
+_INHERITED = (
+    "chat",
+    "chat_guid",
+    "chat_identifier",
+    "chat_id",
+    "display_name",
+    "participants",
+    "is_group",
+    "service",
+    "file",
+)
 _NAMED = 5  # attachments named in one report, then "and N more"
 MISSING = "missing"
 OUTSIDE = "outside"
@@ -60,7 +70,7 @@ OUTSIDE = "outside"
 class Attachment:
     """One row of ``attachment``; ``path`` (and ``size``) once located on disk."""
 
-    rowid: int
+    rowid: int | str  # Messages' attachment ROWID; WeChat: the message's id
     stored: str  # the ``filename`` column as Messages wrote it
     name: str  # what the chat shows: ``transfer_name``, else the file's name
     mime: str
@@ -68,6 +78,8 @@ class Attachment:
     path: Path | None = None
     size: int = 0
     stamp: str = ""  # what the window's fingerprint holds of the file: size and time, or why none
+    mask: int = 0  # the byte every byte of the stored file is XORed with (WeChat's pictures); 0: none
+    why: str = ""  # why a file on disk cannot be read (a format its app encrypted), "" when it can
 
     @property
     def ext(self) -> str:
@@ -83,13 +95,13 @@ class Sent:
     """An attachment as it was sent: in which message, by whom, when."""
 
     attachment: Attachment
-    message: int
+    message: int | str
     sender: str
     when: datetime
     from_me: bool
 
 
-def attachment_id(window_native_id: str, rowid: int) -> str:
+def attachment_id(window_native_id: str, rowid: int | str) -> str:
     return f"{window_native_id}/attachment/{rowid}"
 
 
@@ -169,17 +181,37 @@ def locate(chat_db: Path, stored: str) -> tuple[Path | None, str]:
     return None, MISSING if within else OUTSIDE
 
 
-def attachment_documents(window: Document, sent: list[Sent], inside: Inside) -> Iterator[Document | ReadError]:
+@dataclass(frozen=True)
+class Place:
+    """Where a chat app keeps its files, in the words of the reports: the folder files must lie
+    in, and what to do about files not there."""
+
+    folder: str
+    missing: str
+
+
+MESSAGES_PLACE = Place(
+    "the Messages folder",
+    "not on this Mac (kept in iCloud and not downloaded, or deleted; open the chat in Messages to download them)",
+)
+
+
+def attachment_documents(
+    window: Document, sent: list[Sent], inside: Inside, place: Place = MESSAGES_PLACE
+) -> Iterator[Document | ReadError]:
     """The documents of the attachments sent in ``window``, then at most two reports for the
     window: the files not on disk, and the attachments not read for any other reason."""
     if not inside.attachments:
         return
     missing: list[str] = []
     unread: list[str] = []
-    counted: dict[int, int] = {}
+    counted: dict[int | str, int] = {}
     for s in sent:
         a = s.attachment
         if a.hidden:
+            continue
+        if a.why:
+            unread.append(f"{a.name} ({a.why})")
             continue
         if a.ext not in FORMATS:
             why = f"{UNSUPPORTED[a.ext]} is not read" if a.ext in UNSUPPORTED else f"no reader for .{a.ext or '?'}"
@@ -187,7 +219,7 @@ def attachment_documents(window: Document, sent: list[Sent], inside: Inside) -> 
             continue
         if a.path is None:
             if a.stamp == OUTSIDE:
-                unread.append(f"{a.name} (outside the Messages folder: {a.stored})")
+                unread.append(f"{a.name} (outside {place.folder}: {a.stored})")
             else:
                 missing.append(a.name)
             continue
@@ -202,11 +234,7 @@ def attachment_documents(window: Document, sent: list[Sent], inside: Inside) -> 
         else:
             yield made
     if missing:
-        yield ReadError(
-            window.uri,
-            f"{_count(missing)} not on this Mac (kept in iCloud and not downloaded, or deleted;"
-            f" open the chat in Messages to download them): {_names(missing)}",
-        )
+        yield ReadError(window.uri, f"{_count(missing)} {place.missing}: {_names(missing)}")
     if unread:
         yield ReadError(window.uri, f"{_count(unread)} not read: {_names(unread)}")
 
@@ -226,6 +254,8 @@ def _document(window: Document, s: Sent, uri: str, inside: Inside) -> Document:
     data = a.path.read_bytes()
     if not data:
         raise Unreadable("empty file")
+    if a.mask:
+        data = data.translate(bytes(b ^ a.mask for b in range(256)))
     meta: dict[str, Any] = {k: window.metadata[k] for k in _INHERITED if k in window.metadata}
     meta.update(parent_doc_id=window.doc_id, parent_native_id=window.native_id)
     meta.update(sender=[s.sender], is_from_me=s.from_me, date=f"{s.when:%Y-%m-%d}")

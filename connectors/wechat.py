@@ -28,10 +28,11 @@ Traps handled:
 - **Dropped**: images (3), voice (34), video (43), stickers (47), contact cards (42), calls (50),
   system lines and recalls (10000, 10002: "撤回了一条消息", "recalled a message"). Exports without
   ``type`` are sniffed by their XML (``<img``, ``<voicemsg``, ``<emoji``, ``<sysmsg`` …).
-- **PyWxDump types**: pictures, voice, video, stickers, calls, friend requests, system lines,
-  recalls and pats are dropped; a location keeps its place (``[location] …``), a shared link its
-  title (``[link] …``), a file its name (``[file] …``), a quoted reply its own text; a ``msg``
-  that only repeats its type name (mini programs…) is dropped.
+- **PyWxDump types**: voice, stickers, calls, friend requests, system lines, recalls and pats
+  are dropped, and so are pictures and videos whose row names no file; a picture or video with a
+  ``src`` is a line (``[image]``, ``[video]``), a location keeps its place (``[location] …``), a
+  shared link its title (``[link] …``), a file its name (``[file] …``), a quoted reply its own
+  text; a ``msg`` that only repeats its type name (mini programs…) is dropped.
 - **Bad input**, isolated (:mod:`connectors._isolate`, any exception, not a list of types): a
   file that is not JSON (or a CSV without PyWxDump's columns), or not decodable (GBK files from
   Windows tools are decoded), is a ``ReadError`` for that file; a message without a usable time
@@ -52,15 +53,24 @@ is in the window / chunk), ``date`` (UTC day of the first message; ``--where`` o
 the document's date, the same day), ``messages``, ``file``. ``native_id`` = chat id + the first
 message's time, so a window keeps its id across re-exports and builds.
 
-Incremental: per export file (size, mtime → the windows it produced); unchanged files yield
-``Seen``; a changed file is re-read and edits propagate by content hash. The same window in two
+**Files** (PyWxDump's ``src``: pictures, files, videos): looked for under the export's folder
+and the folders above it up to the source's, never outside it, and read as attachments of their
+window when there (:mod:`connectors._wechat_files`: where they are and why, pictures unmasked;
+:mod:`connectors._chat_attachments`: the documents, ``<window>/attachment/<MsgSvrID>``, and one
+report per window of the files not there and those not read). ``attachments: false`` reads no
+files, ``ocr: false`` no text in pictures (:mod:`connectors._inside`); the window's text is the
+same either way.
+
+Incremental: per export file (size, mtime, and the size and time of every file its messages
+point at → the documents it produced); unchanged files yield ``Seen``; a changed file is re-read
+and edits propagate by content hash. The same window in two
 exports (a folder of successive exports) is kept once: the copy whose last message is newest.
 Adding, removing or renaming a contact's file re-reads the group chats (``@chatroom`` files),
 whose lines name members after those files.
 
-Left out: media files themselves, voice transcription, the quoted message of a reply (only the
-reply's own text), chats in the WeChat databases themselves (decrypting them is the exporter's
-job), and ``discover()`` (exports have no default place).
+Left out: voice messages, the files of exports other than PyWxDump's (they name none), the
+quoted message of a reply (only the reply's own text), chats in the WeChat databases themselves
+(decrypting them is the exporter's job), and ``discover()`` (exports have no default place).
 """
 
 from __future__ import annotations
@@ -75,9 +85,13 @@ from pathlib import Path
 from typing import Any
 
 from ragbag.connectors._chat import ME, Message, parse_time, window_document, window_spans, windows
+from ragbag.connectors._chat_attachments import Sent, attachment_documents, attachment_spans
 from ragbag.connectors._exports import export_files, load_json, read_exports
+from ragbag.connectors._inside import Inside, inside
 from ragbag.connectors._isolate import each_record
+from ragbag.connectors._pywxdump import USERS_FILE, contact_names, file_src, message_text
 from ragbag.connectors._walk import excluded_paths, follows_outside
+from ragbag.connectors._wechat_files import PLACE, STORAGE, Folders, attachment, fingerprint, stored_parts
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
 from ragbag.text.chunking import TokenCounter
 from ragbag.text.decode import decode
@@ -88,8 +102,7 @@ SCHEDULE = "0 4 * * *"  # exports change when the user exports again: daily is p
 WINDOW_GAP = timedelta(hours=1)
 WINDOW_MESSAGES = 200
 WINDOW_CHARS = 20_000
-_VERSION = "wechat-1"
-USERS_FILE = "users.json"  # PyWxDump's contacts beside its chat exports
+_VERSION = "wechat-2"  # 2: the files messages point at; the cursor's version holds the inside settings too
 
 TEXT, IMAGE, VOICE, CARD, VIDEO, EMOJI, LOCATION, APP, CALL = 1, 3, 34, 42, 43, 47, 48, 49, 50
 SYSTEM = {10000, 10002}
@@ -119,21 +132,49 @@ def read(
     """Every window of every chat export under ``path`` (a ``.json`` file or a folder).
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     wanted = lambda name: name.lower().endswith((".json", ".csv"))  # noqa: E731
-    files, errors = export_files(Path(path), wanted, follows_outside(options), excluded_paths(options))
+    path, reads = Path(path), inside(source, options)
+    follow, exclude = follows_outside(options), excluded_paths(options)
+    root = (path if path.is_dir() else path.parent).absolute()
+    files, errors = export_files(path, wanted, follow, exclude)
+    files = [(f, k) for f, k in files if STORAGE not in Path(k).parts[:-1]]  # a copied FileStorage holds no exports
     names = {chat_id: name for _, key in files for name, chat_id in [_split_name(key)] if name}
     contacts = [(file, key) for file, key in files if Path(key).name == USERS_FILE]
     for file, _ in contacts:  # PyWxDump's users.json: wxid → remark / nickname
-        names.update((k, v) for k, v in _contact_names(file).items() if k not in names)
+        names.update((k, v) for k, v in contact_names(file).items() if k not in names)
     files = [f for f in files if f not in contacts]
     names_hash = stable_hash(*sorted(f"{k}={v}" for k, v in names.items()), length=16)
-    # Group chats show members by the names other files give them: they depend on the name set
-    # (and with a users.json, every chat does: PyWxDump's files are named by wxid alone).
-    depends = lambda key: names_hash if contacts or _split_name(key)[1].endswith("@chatroom") else ""  # noqa: E731
+    # The cursor's version names the inside settings too: other ones read everything again.
+    version = f"{_VERSION}:{','.join(str(v) for v in reads.signature)}"
+    old_refs = (cursor or {}).get("refs", {}) if (cursor or {}).get("version") == version else {}
+    refs: dict[str, list[str]] = {}  # export file → the files its messages point at (this read's)
+    folders = lambda key: Folders(root, (root / key).parent, follow, exclude)  # noqa: E731
+
+    def depends(key: str, srcs: list[str] | None = None) -> str:
+        # Group chats show members by the names other files give them: they depend on the name
+        # set (and with a users.json, every chat does: PyWxDump's files are named by wxid alone);
+        # and every chat on the files its messages point at.
+        named = names_hash if contacts or _split_name(key)[1].endswith("@chatroom") else ""
+        srcs = old_refs.get(key, []) if srcs is None else srcs
+        stored = fingerprint(srcs, folders(key)) if reads.attachments else ""
+        return f"{named}/{stored}" if stored else named
+
+    def parse(file: Path, key: str):
+        return _read_file(file, key, source, names, reads, folders(key), refs)
+
     yield from errors
-    yield from read_exports(files, lambda file, key: _read_file(file, key, source, names), cursor, _VERSION, depends)
+    for item in read_exports(files, parse, cursor, version, depends):
+        if isinstance(item, Cursor):  # what was read this time is fingerprinted by this read's files
+            kept = item.state["files"]
+            for key, srcs in refs.items():
+                if key in kept:
+                    kept[key]["stat"][-1] = depends(key, srcs)
+            item.state["refs"] = {k: v for k in kept if (v := refs.get(k, old_refs.get(k)))}
+        yield item
 
 
 def spans(doc: Document, count: TokenCounter, max_tokens: int) -> list[Span]:
+    if doc.metadata.get("attachment"):
+        return attachment_spans(doc, count, max_tokens)
     return window_spans(doc.text, count, max_tokens)
 
 
@@ -148,24 +189,6 @@ def _split_name(key: str) -> tuple[str, str]:
     return (m["name"], m["id"]) if m and m["name"] else ("", stem)
 
 
-def _contact_names(file: Path) -> dict[str, str]:
-    """wxid → the name the user gave (remark), else the contact's nickname, from PyWxDump's
-    ``users.json`` (``{wxid: {wxid, nickname, remark, account, …}}``); {} for anything else."""
-    try:
-        data = load_json(file.read_bytes())
-    except Exception:  # noqa: BLE001 — names are a nicety: a bad users.json leaves ids as they are
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    out = {}
-    for wxid, user in data.items():
-        if isinstance(user, dict):
-            name = " ".join(str(user.get("remark") or user.get("nickname") or "").split())
-            if name:
-                out[str(wxid)] = name
-    return out
-
-
 def _load(file: Path) -> Any:
     """The records of one export file: parsed JSON, or PyWxDump's CSV (a header naming
     ``room_name``, ``talker`` and ``CreateTime``) as a list of row dicts."""
@@ -178,7 +201,7 @@ def _load(file: Path) -> Any:
     return rows
 
 
-def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
+def _read_file(file: Path, key: str, source: str, names: dict[str, str], reads: Inside, folders: Folders, refs: dict):
     uri = str(file.absolute())
     data = _load(file)  # a failure is this file's alone (connectors._isolate, in read_exports)
     if isinstance(data, dict):
@@ -201,6 +224,8 @@ def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
         for r in data[:200]
     )
     messages: list[Message] = []
+    sent: dict[int, Sent] = {}  # id(message) → the file it points at
+    refs[key] = []
     for index, record in enumerate(data):
         ident = (
             next((record[k] for k in ("localId", "MsgSvrID") if k in record), index)
@@ -213,6 +238,14 @@ def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
             yield msg
         elif msg is not None:
             messages.append(msg)
+            src = file_src(record)
+            if src and reads.attachments:
+                refs[key].append(src)
+                found = each_record(f"{uri}#{ident}", attachment, str(ident), src, stored_parts(src)[-1], folders)
+                if isinstance(found, ReadError):
+                    yield found
+                else:
+                    sent[id(msg)] = Sent(found, str(ident), msg.sender, msg.when, msg.is_from_me)
     messages.sort(key=lambda m: m.when)  # stable: equal times keep export order
     for window in windows(messages, WINDOW_GAP, WINDOW_MESSAGES, WINDOW_CHARS):
         start = int(window[0].when.timestamp())
@@ -227,7 +260,11 @@ def _read_file(file: Path, key: str, source: str, names: dict[str, str]):
             is_group=is_group,
             file=key,
         )
-        yield doc, window[-1].when.timestamp()
+        stamp = window[-1].when.timestamp()
+        yield doc, stamp
+        in_window = [sent[id(m)] for m in window if id(m) in sent]
+        for item in attachment_documents(doc, in_window, reads, PLACE):
+            yield item if isinstance(item, ReadError) else (item, stamp)
 
 
 def _message(record: Any, chat: str, is_group: bool, names: dict[str, str]) -> Message | None:
@@ -240,7 +277,7 @@ def _message(record: Any, chat: str, is_group: bool, names: dict[str, str]) -> M
         raise Unreadable(f"no usable createTime ({one_line(repr(raw_time))})")
     content = next((record[k] for k in ("content", "message", "msg", "StrContent") if k in record), None)
     if "room_name" in record and "type_name" in record:  # PyWxDump: rendered text, its own type names
-        content = _pywxdump_text(str(record["type_name"]), content)
+        content = message_text(str(record["type_name"]), content, bool(file_src(record)))
         if content is None:
             return None
     if isinstance(content, dict):  # some exporters pre-parse quoted messages
@@ -272,34 +309,6 @@ def _message(record: Any, chat: str, is_group: bool, names: dict[str, str]) -> M
     else:
         sender = chat
     return Message(when, sender, text, mine)
-
-
-# PyWxDump's type names (its type_converter): dropped like their type numbers are.
-_PYWXDUMP_DROPPED = ("图片", "语音", "视频", "动画表情", "用户上传的GIF表情", "推荐公众号", "添加好友", "语音通话")
-_PYWXDUMP_SYSTEM = ("系统通知", "消息撤回", "拍一拍", "邀请加群")
-_PYWXDUMP_QUOTE = re.compile(r"\n\n\[引用\]\(.*\Z", re.S)
-
-
-def _pywxdump_text(type_name: str, msg: Any) -> str | None:
-    """A PyWxDump message's text (its ``msg`` is already rendered per type), None when dropped:
-    media and calls, system lines, recalls, and placeholders that only repeat the type name."""
-    if not isinstance(msg, str):
-        return msg  # reported as not text by the caller
-    if type_name in _PYWXDUMP_DROPPED or type_name.startswith(_PYWXDUMP_SYSTEM):
-        return None
-    text = msg.strip()
-    if not text or text == type_name:
-        return None
-    if type_name == "位置":  # "纬度:…\n位置：label poiname\n其他信息：…"
-        place = next((line.split("：", 1)[1] for line in text.splitlines() if line.startswith("位置：")), "")
-        return f"[location] {place.strip()}" if place.strip() else None
-    if type_name == "(分享)卡片式链接":  # "title\ndes\n\n<a href=…>点击查看详情</a>"
-        return f"[link] {text.splitlines()[0].strip()}"
-    if type_name == "文件":
-        return f"[file] {text}"
-    if type_name == "引用回复":  # the reply's own text, less the quoted message
-        return _PYWXDUMP_QUOTE.sub("", text).strip() or None
-    return text
 
 
 def _kind(value: Any, content: str) -> int:

@@ -9,8 +9,9 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pytest
@@ -439,3 +440,21 @@ def listening_addresses(port: int) -> set[str]:
             if int(p, 16) == port and state == "0A":  # LISTEN
                 found.add(addr)
     return found
+
+
+def sort_read(items: Iterable[Any]) -> tuple[list, list, list[str], dict]:
+    """A connector's read, sorted: (documents, read errors, the native ids vouched for, the last
+    cursor's state)."""
+    from ragbag.core.records import Cursor, Document, ReadError, Seen
+
+    docs, errors, seen, state = [], [], [], {}
+    for item in items:
+        if isinstance(item, Document):
+            docs.append(item)
+        elif isinstance(item, ReadError):
+            errors.append(item)
+        elif isinstance(item, Seen):
+            seen.append(item.native_id)
+        elif isinstance(item, Cursor):
+            state = item.state
+    return docs, errors, seen, state

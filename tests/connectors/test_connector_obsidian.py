@@ -8,9 +8,10 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
+from conftest import sort_read
 
 from ragbag.connectors import obsidian
-from ragbag.core.records import Cursor, Document, ReadError, Seen
+from ragbag.core.records import Document, ReadError
 from ragbag.models.embedding import token_counter
 from ragbag_evalsets.formats.obsidian import Vault, link
 
@@ -32,17 +33,8 @@ def write(root: Path, files: dict[str, str | bytes]) -> Path:
 
 
 def read(path: Path, cursor=None) -> tuple[dict[str, Document], list[ReadError], list[str], dict]:
-    docs, errors, seen, state = {}, [], [], {}
-    for item in obsidian.read(path, "vault", cursor):
-        if isinstance(item, Document):
-            docs[item.native_id] = item
-        elif isinstance(item, ReadError):
-            errors.append(item)
-        elif isinstance(item, Seen):
-            seen.append(item.native_id)
-        elif isinstance(item, Cursor):
-            state = item.state
-    return docs, errors, seen, state
+    docs, errors, seen, state = sort_read(obsidian.read(path, "vault", cursor))
+    return {d.native_id: d for d in docs}, errors, seen, state
 
 
 NOTE = """---

@@ -35,7 +35,9 @@ def add(
         help="Also read symlinks that point outside PATH (never /proc, /sys, pipes or devices).",
     ),
     attachments: bool = typer.Option(
-        True, "--attachments/--no-attachments", help="Read mail attachments as documents of their own."
+        True,
+        "--attachments/--no-attachments",
+        help="Read attachments (mail, iMessage, ChatGPT and WeChat files) as documents of their own.",
     ),
     ocr: bool = typer.Option(
         True, "--ocr/--no-ocr", help="Read the text in pictures and scanned PDF pages (offline OCR)."
