@@ -260,7 +260,7 @@ def _document(window: Document, s: Sent, uri: str, inside: Inside) -> Document:
     meta.update(parent_doc_id=window.doc_id, parent_native_id=window.native_id)
     meta.update(sender=[s.sender], is_from_me=s.from_me, date=f"{s.when:%Y-%m-%d}")
     meta.update(filename=a.name, mime=a.mime, ext=a.ext, size=len(data), path=str(a.path), attachment=True)
-    title, text = document_text(data, a.name, a.ext, meta, inside.ocr)
+    title, text = document_text(data, a.name, a.ext, meta, inside.ocr, inside.speech)
     chat = window.metadata.get("chat") or window.title
     head = f"Attachment {a.name} sent by {s.sender} in the chat “{chat}”, {s.when:%Y-%m-%d %H:%M}"
     if title and title != a.name:

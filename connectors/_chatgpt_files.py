@@ -277,7 +277,7 @@ def _file_document(
     meta.update(filename=name, mime=mime, ext=ext, size=len(data), file_id=ref.file_id, role=ref.role)
     meta.update(member=files.location(stored.where), attachment=True)
     try:
-        title, text = document_text(data, name, ext, meta, reads.ocr)
+        title, text = document_text(data, name, ext, meta, reads.ocr, reads.speech)
     except Unreadable:
         if FORMATS.get(ext) == "image":
             return None  # a picture with nothing to index: see _attachments

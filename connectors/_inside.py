@@ -1,7 +1,8 @@
 """What a source reads inside its records: attachments, and the text in pictures (OCR).
 
-Both are on by default and turned off per source (``ragbag add … --no-attachments`` /
-``--no-ocr``, i.e. ``attachments: false`` / ``ocr: false`` in the source's options). The
+All are on by default and turned off per source (``ragbag add … --no-attachments`` /
+``--no-ocr`` / ``--no-speech``, i.e. ``attachments: false`` / ``ocr: false`` / ``speech: false``
+in the source's options); speech is recordings transcribed (:mod:`ragbag.text.speech`). The
 limits bound what one message may cost: at most ``max_attachments`` attachments read per message
 and ``max_attachment_mb`` megabytes each; what a limit leaves out is reported, never dropped in
 silence. Connectors keep :func:`signature` in their cursor, so changing any of these re-reads
@@ -22,6 +23,7 @@ from ragbag.text.unreadable import human_size
 
 ATTACHMENTS = "attachments"
 OCR = "ocr"
+SPEECH = "speech"
 MAX_ATTACHMENTS = "max_attachments"
 MAX_ATTACHMENT_MB = "max_attachment_mb"
 DEFAULT_MAX_ATTACHMENTS = 20
@@ -36,10 +38,11 @@ class Inside:
     ocr: Cache | None
     max_attachments: int
     max_bytes: int
+    speech: Cache | None = None  # the same cache as ``ocr``'s, for recordings; None: not transcribed
 
     @property
     def signature(self) -> list[Any]:
-        return [self.attachments, self.ocr is not None, self.max_attachments, self.max_bytes]
+        return [self.attachments, self.ocr is not None, self.max_attachments, self.max_bytes, self.speech is not None]
 
     def admit(self, counted: dict[Any, int], message: Any, size: int) -> str | None:
         """Why an attachment of ``size`` bytes of ``message`` is not read under this source's
@@ -56,12 +59,13 @@ class Inside:
 def inside(source: str, options: dict | None) -> Inside:
     """The source's settings, from its options (absent: the defaults)."""
     options = options or {}
-    ocr = _on(options.get(OCR, True))
+    cache = Cache(cache_folder(source), _redact(options))
     return Inside(
         attachments=_on(options.get(ATTACHMENTS, True)),
-        ocr=Cache(cache_folder(source), _redact(options)) if ocr else None,
+        ocr=cache if _on(options.get(OCR, True)) else None,
         max_attachments=_int(options.get(MAX_ATTACHMENTS), DEFAULT_MAX_ATTACHMENTS),
         max_bytes=_int(options.get(MAX_ATTACHMENT_MB), DEFAULT_MAX_ATTACHMENT_MB) * 1024 * 1024,
+        speech=cache if _on(options.get(SPEECH, True)) else None,
     )
 
 

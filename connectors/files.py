@@ -1,6 +1,7 @@
 """Documents from a folder of files: markdown, plain text, HTML, PDF (scanned pages by OCR),
 Word ``.docx``, PowerPoint ``.pptx``, OpenDocument ``.odt``/``.odp``/``.ods``, Excel ``.xlsx``,
-``.rtf``, ``.epub``, and pictures (the text in them, and a photo's date, camera and place).
+``.rtf``, ``.epub``, pictures (the text in them, and a photo's date, camera and place), and
+recordings (voice memos: English speech transcribed, :mod:`ragbag.text.speech`).
 
 Every file becomes one Document whose text is what a reader sees: HTML loses its navigation and
 scripts, a PDF's pages (and a deck's slides, a spreadsheet's sheets) are joined with form feeds
@@ -11,8 +12,10 @@ does to its parser is a ReadError for that file and the walk goes on; so is a li
 folder, a FIFO or a device, which are not read (see :mod:`connectors._walk`). Documents in
 formats no reader here handles (``.doc``, ``.xls``, ``.pages``, ``.heic``, ...) are named in the
 report as unsupported rather than skipped in silence; so is a picture with neither text nor a
-date or place. ``--no-ocr`` (option ``ocr: false``) reads no pictures' text. A file time no calendar holds (an mtime in
-the year 14645) costs the file its date, not the file.
+date or place, and a recording not transcribed (music, too long, no speech). ``--no-ocr``
+(option ``ocr: false``) reads no pictures' text, ``--no-speech`` (``speech: false``) no
+recordings. A file time no calendar holds (an mtime in the year 14645) costs the file its date,
+not the file.
 """
 
 from __future__ import annotations
@@ -22,14 +25,13 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from ragbag.connectors._inside import inside
+from ragbag.connectors._inside import Inside, inside
 from ragbag.connectors._isolate import each_file
 from ragbag.connectors._walk import excluded_paths, follows_outside, visible_files
 from ragbag.core.dates import from_timestamp
 from ragbag.core.records import Document, ReadError, Span
 from ragbag.text import documents
 from ragbag.text.chunking import TokenCounter, paged_spans, prose_spans
-from ragbag.text.ocr import Cache
 from ragbag.text.unreadable import Unreadable, human_size
 
 NAME = "files"
@@ -44,12 +46,12 @@ def read(
     """Every supported file under ``path`` (or ``path`` itself), in sorted relative-path order.
     ``options``: the source's options (None: those in ``sources.yaml``), see :mod:`connectors._walk`."""
     path = Path(path)
-    ocr = inside(source, options).ocr
+    reads = inside(source, options)
     if path.is_file():
         if _ext(path) not in FORMATS:
             yield ReadError(str(path.absolute()), f"unsupported file type: {path.name}")
             return
-        yield from each_file(str(path.absolute()), partial(_read_file, path, path.name, source, ocr))
+        yield from each_file(str(path.absolute()), partial(_read_file, path, path.name, source, reads))
     elif path.is_dir():
         errors: list[ReadError] = []
         wanted = lambda name: _ext(Path(name)) in FORMATS or _ext(Path(name)) in UNSUPPORTED  # noqa: E731
@@ -60,7 +62,7 @@ def read(
             if _ext(file) in UNSUPPORTED:
                 yield ReadError(uri, f"unsupported format: {UNSUPPORTED[_ext(file)]} (.{_ext(file)}) is not read")
                 continue
-            yield from each_file(uri, partial(_read_file, file, rel, source, ocr))
+            yield from each_file(uri, partial(_read_file, file, rel, source, reads))
         yield from errors
     else:
         yield ReadError(str(path.absolute()), "no such file or directory")
@@ -77,7 +79,7 @@ def _ext(path: Path) -> str:
     return path.suffix.lower().lstrip(".")
 
 
-def _read_file(file: Path, rel: str, source: str, ocr: Cache | None) -> Iterator[Document | ReadError]:
+def _read_file(file: Path, rel: str, source: str, reads: Inside) -> Iterator[Document | ReadError]:
     """The file's document; an unreadable one is a ReadError (its reason written for users)."""
     uri = str(file.absolute())
     try:
@@ -88,7 +90,7 @@ def _read_file(file: Path, rel: str, source: str, ocr: Cache | None) -> Iterator
             raise Unreadable("empty file")
         data = file.read_bytes()
         meta: dict = {"path": rel, "ext": _ext(file), "size": stat.st_size}
-        title, text = documents.document_text(data, file.name, _ext(file), meta, ocr)
+        title, text = documents.document_text(data, file.name, _ext(file), meta, reads.ocr, reads.speech)
     except Unreadable as exc:
         yield ReadError(uri, str(exc))
         return

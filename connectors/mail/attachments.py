@@ -90,7 +90,7 @@ def _document(
         title, text = "", invitation_text(data)
         meta["format"] = "ics"
     else:
-        title, text = document_text(data, name, ext, meta, inside.ocr)
+        title, text = document_text(data, name, ext, meta, inside.ocr, inside.speech)
     subject = mail.metadata.get("subject") or "(no subject)"
     sender = mail.authors[0] if mail.authors else "(unknown sender)"
     when = f", {mail.created_at:%Y-%m-%d}" if mail.created_at else ""

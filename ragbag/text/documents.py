@@ -5,7 +5,9 @@ Formats are named by extension (:data:`FORMATS`); an attachment whose name has n
 misleading one) is named by its MIME type (:func:`extension_for`). Formats that no reader
 here handles are in :data:`UNSUPPORTED`, so callers name them in the report rather than drop them.
 ``ocr`` is the source's OCR cache, or None when the source reads no pictures (``--no-ocr``):
-then images are described by their photo facts only and scanned pages stay blank.
+then images are described by their photo facts only and scanned pages stay blank; ``speech`` the
+same cache for recordings (:mod:`ragbag.text.speech`), None when they are not transcribed
+(``--no-speech``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from ragbag.text.ocr import Cache
 from ragbag.text.office import FORMATS as OFFICE_FORMATS
 from ragbag.text.office import office_text
 from ragbag.text.scans import fill_scanned_pages
+from ragbag.text.speech import FORMATS as AUDIO_FORMATS
+from ragbag.text.speech import audio_text
 from ragbag.text.unreadable import Unreadable
 
 FORMATS: dict[str, str] = {
@@ -31,6 +35,7 @@ FORMATS: dict[str, str] = {
     "pdf": "pdf",
     **{ext: fmt for ext, fmt in OFFICE_FORMATS.items()},
     **{ext: "image" for ext in IMAGE_FORMATS},
+    **{ext: "audio" for ext in AUDIO_FORMATS},
 }  # fmt: skip
 PAGED = {"pdf", "pptx", "odf", "xlsx"}  # formats whose text holds form feeds between pages, slides or sheets
 UNSUPPORTED = {
@@ -76,7 +81,9 @@ def extension_for(name: str, mime: str) -> str:
     return ext
 
 
-def document_text(data: bytes, name: str, ext: str, meta: dict[str, Any], ocr: Cache | None) -> tuple[str, str]:
+def document_text(
+    data: bytes, name: str, ext: str, meta: dict[str, Any], ocr: Cache | None, speech: Cache | None = None
+) -> tuple[str, str]:
     """(title, text) of a file in format ``ext``; an empty title means "use the file name".
     ``meta`` gains the format's facts (``format``, ``pages``, ``encoding``, photo facts, OCR
     lines). :class:`Unreadable` (with a reason for the report) when it holds no text."""
@@ -87,6 +94,8 @@ def document_text(data: bytes, name: str, ext: str, meta: dict[str, Any], ocr: C
     meta["format"] = fmt
     if fmt == "image":
         return image_text(data, name, meta, ocr)
+    if fmt == "audio":
+        return audio_text(data, name, meta, speech)
     if fmt == "pdf":
         title, text = pdf_text(data, meta)
         if ocr is not None:

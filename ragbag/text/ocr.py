@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ragbag.text.ocr_layout import Line, reading_order
 from ragbag.text.unreadable import Unreadable
@@ -46,6 +46,9 @@ MAX_SIDE = 2000  # the detector's input is scaled to this longest side (RapidOCR
 LINES_PER_BATCH = 1
 CACHE_FORMAT = 2  # of the cached results; raise it when the models, their settings or the line format change
 _LOCK = threading.Lock()  # one recogniser per process; ONNX Runtime sessions are not re-entered
+
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -91,31 +94,37 @@ class Cache:
     def lines(self, image: Any) -> Lines:
         """The lines of ``image`` (an RGB PIL image, as :func:`open_image` gives), from the cache
         when its pixels were recognised before."""
-        path = None
-        if self.folder:
-            key = image_key(image)
-            path = self.folder / key[:2] / f"{key}.json"
+        key = image_key(image) if self.folder else ""
+        return self.kept(key, CACHE_FORMAT, lambda: recognise(image).as_json(), Lines.from_json)
+
+    def kept(
+        self, key: str, version: int, make: Callable[[], dict[str, Any]], parse: Callable[[dict[str, Any]], T]
+    ) -> T:
+        """``parse`` of the entry kept under ``key`` (a dict of format ``version`` whose ``lines``
+        are lists starting with their text: a picture's lines, a recording's segments), else of
+        ``make()``'s, then kept ("": nothing is kept)."""
+        path = self.folder / key[:2] / f"{key}.json" if self.folder and key else None
         if path is not None and path.exists():
             try:
                 d = json.loads(path.read_text(encoding="utf-8"))
-                if isinstance(d, dict) and d.get("v") == CACHE_FORMAT and not (d.get("redacted") and not self.redact):
-                    held = Lines.from_json(d)
+                if isinstance(d, dict) and d.get("v") == version and not (d.get("redacted") and not self.redact):
+                    held = parse(d)
                     self.hits += 1
                     if self.redact is not None and not d.get("redacted"):
-                        self._keep(path, held)  # kept whole for a source that kept its secrets
+                        self._keep(path, d)  # kept whole for a source that kept its secrets
                     return held
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                pass  # a damaged entry is recognised again and rewritten
+                pass  # a damaged entry is made again and rewritten
         self.misses += 1
-        found = recognise(image)
+        found = make()
         if path is not None:
             self._keep(path, found)
-        return found
+        return parse(found)
 
-    def _keep(self, path: Path, found: Lines) -> None:
+    def _keep(self, path: Path, found: dict[str, Any]) -> None:
         from ragbag.core.private import write_private
 
-        data = found.as_json()
+        data = dict(found)
         if self.redact is not None:
             texts = [line[0] for line in data["lines"]]
             cleaned = self.redact(texts)

@@ -185,7 +185,7 @@ def test_attachments_are_documents_linked_to_their_window(tmp_path):
         ]
     )
     state = cursor["files"][str(path.absolute())]
-    assert state["inside"] == [True, True, 20, 25 * 2**20]
+    assert state["inside"] == [True, True, 20, 25 * 2**20, True]  # attachments, ocr, limits, speech
 
 
 def test_unchanged_window_vouches_for_its_attachments(tmp_path):

@@ -42,6 +42,9 @@ def add(
     ocr: bool = typer.Option(
         True, "--ocr/--no-ocr", help="Read the text in pictures and scanned PDF pages (offline OCR)."
     ),
+    speech: bool = typer.Option(
+        True, "--speech/--no-speech", help="Transcribe recordings: voice memos, voicemail (offline, English only)."
+    ),
     history_versions: int | None = typer.Option(
         None, "--history-versions", min=0, help="Versions of a document kept, the current one included (default 5)."
     ),
@@ -88,6 +91,8 @@ def add(
         options["attachments"] = False
     if not ocr:
         options["ocr"] = False
+    if not speech:
+        options["speech"] = False
     from ragbag.pipeline import screen
 
     if screen.check_policy(secrets) != "redact":
