@@ -82,8 +82,13 @@ def _probe(data: bytes) -> tuple[float, dict[str, str]]:
                 duration = float(stream.duration * stream.time_base) if stream.duration and stream.time_base else 0.0
             tags = {str(k).lower(): str(v) for k, v in container.metadata.items()}
     except av.FFmpegError as exc:
-        raise Unreadable(f"not a recording that decodes: {one_line(exc)}") from None
+        raise Unreadable(f"not a recording that decodes: {_why(exc)}") from None
     return duration, tags
+
+
+def _why(exc: Exception) -> str:
+    """FFmpeg's reason in words ("Invalid data found when processing input"), not its error number."""
+    return one_line(getattr(exc, "strerror", None) or exc)
 
 
 def _transcribe(data: bytes) -> list[list[Any]]:
@@ -94,7 +99,7 @@ def _transcribe(data: bytes) -> list[list[Any]]:
     try:
         audio = decode_audio(io.BytesIO(data))
     except (av.FFmpegError, ValueError) as exc:
-        raise Unreadable(f"not a recording that decodes: {one_line(exc)}") from None
+        raise Unreadable(f"not a recording that decodes: {_why(exc)}") from None
     with _LOCK:
         segments, _ = _model().transcribe(
             audio, language="en", beam_size=1, vad_filter=True, condition_on_previous_text=False

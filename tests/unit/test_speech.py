@@ -19,6 +19,7 @@ from ragbag.text.ocr import Cache
 from ragbag.text.unreadable import Unreadable
 
 AUDIO = FIXTURES / "public/audio/faster-whisper"
+MUTAGEN = FIXTURES / "public/audio/mutagen"
 JFK = AUDIO / "tests__data__jfk.flac"
 
 
@@ -56,6 +57,26 @@ def test_real_recordings_are_transcribed_with_the_time_of_each_line():
     assert "permission is hereby granted" in mp3.lower()  # its English part
     _, wav = speech.audio_text((AUDIO / "tests__data__stereo_diarization.wav").read_bytes(), "s.wav", {}, Cache(None))
     assert "curtain on the left" in wav
+
+
+@pytest.mark.parametrize(
+    ("name", "read"),
+    [
+        ("example.opus", "If you heard a beep at the beginning of this file"),
+        ("has-tags.m4a", "music (tagged: Test Artist): not transcribed"),
+        ("silence-1.wma", "a recording in which no speech was recognised"),
+        ("with-id3.aif", "a recording in which no speech was recognised"),
+        ("106-invalid-streaminfo.flac", "not a recording that decodes: Invalid data found when processing input"),
+        ("adif.aac", "not a recording that decodes: Invalid data found when processing input"),
+    ],
+)
+def test_other_projects_files_give_a_transcript_or_one_line_why(name, read):
+    data = (MUTAGEN / f"tests__data__{name}").read_bytes()
+    try:
+        got = speech.audio_text(data, name, {}, Cache(None))[1]
+    except Unreadable as exc:
+        got = str(exc)
+    assert read in got and "\n" not in got.split("\n\n", 1)[0]
 
 
 def test_what_is_not_transcribed_says_why(tmp_path, monkeypatch):
