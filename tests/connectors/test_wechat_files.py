@@ -219,3 +219,32 @@ def test_stored_parts_takes_either_separator_and_refuses_what_names_no_file_here
     assert stored_parts("FileStorage/Video/2024-03/v.mp4")[-1] == "v.mp4"
     for nothing in ("", "/api/audio/123", r"..\secret.txt", "/etc/hosts", r"C:\Windows\win.ini"):
         assert stored_parts(nothing) == []
+
+
+@pytest.mark.slow
+def test_a_built_wechat_source_finds_its_files_and_follows_them(home, tmp_path):
+    """Through a real build: search finds the lease inside the chat with its parent named, a
+    refresh after the file is deleted deletes its document and names it missing, `remove` leaves
+    no transcript or recognised text behind."""
+    from conftest import build_in_process, cli, cli_json
+
+    from ragbag.index.store import Store
+
+    root = home_with_files(tmp_path)
+    cli("add", "wechat", "wx", str(root))
+    build_in_process(home, "wx")
+    hits = cli_json("search", "正品促销 大桶装", "--source", "wx", "-k", "3")
+    assert hits[0]["title"].startswith("3d6296d68e01767a9476.jpg (attachment in: ")
+    store = Store(home.lance_uri)
+    ids = lambda: sorted(store.rows("documents", "wx", ["native_id"]).to_pydict()["native_id"])  # noqa: E731
+    assert len(ids()) == 4  # the window, the picture, the lease, the budget
+
+    root.joinpath(*stored_parts(LEASE)).unlink()
+    (report,) = cli_json("build", "wx")  # the real command, through Dagster
+    assert len(ids()) == 3 and not any(i.endswith("/attachment/9003") for i in ids())
+    assert any("Mietvertrag.docx" in e["error"] and "not beside the export" in e["error"] for e in report["errors"])
+
+    cache = tmp_path / "ocr" / "ocr" / "wx"
+    assert any(cache.rglob("*.json"))
+    cli("remove", "wx")
+    assert not cache.exists()
