@@ -1,4 +1,4 @@
-"""What a source reads inside its records: attachments, and the text in pictures (OCR).
+"""What a source reads inside its records: attachments, the text in pictures (OCR), and speech.
 
 All are on by default and turned off per source (``ragbag add … --no-attachments`` /
 ``--no-ocr`` / ``--no-speech``, i.e. ``attachments: false`` / ``ocr: false`` / ``speech: false``
