@@ -132,9 +132,10 @@ def found(src: str, folders: Folders) -> tuple[Path | None, str, int]:
     return path, f"{st.st_size}:{st.st_mtime_ns}", st.st_size
 
 
-def attachment(ident: str, src: str, name: str, folders: Folders) -> Attachment:
-    """The file a message points at, located (see :func:`found`); a masked picture gets its key
-    and is named after its own format."""
+def attachment(ident: str, src: str, folders: Folders) -> Attachment:
+    """The file a message points at, named as stored and located (see :func:`found`); a masked
+    picture gets its key and is named after its own format."""
+    name = stored_parts(src)[-1]
     a = Attachment(ident, src, name, "", hidden=False)
     a.path, a.stamp, a.size = found(src, folders)
     picture = name.lower().endswith(".dat")

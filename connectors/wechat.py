@@ -91,7 +91,7 @@ from ragbag.connectors._inside import Inside, inside
 from ragbag.connectors._isolate import each_record
 from ragbag.connectors._pywxdump import USERS_FILE, contact_names, file_src, message_text
 from ragbag.connectors._walk import excluded_paths, follows_outside
-from ragbag.connectors._wechat_files import PLACE, STORAGE, Folders, attachment, fingerprint, stored_parts
+from ragbag.connectors._wechat_files import PLACE, STORAGE, Folders, attachment, fingerprint
 from ragbag.core.records import Cursor, Document, ReadError, Seen, Span, stable_hash
 from ragbag.text.chunking import TokenCounter
 from ragbag.text.decode import decode
@@ -241,7 +241,7 @@ def _read_file(file: Path, key: str, source: str, names: dict[str, str], reads: 
             src = file_src(record)
             if src and reads.attachments:
                 refs[key].append(src)
-                found = each_record(f"{uri}#{ident}", attachment, str(ident), src, stored_parts(src)[-1], folders)
+                found = each_record(f"{uri}#{ident}", attachment, str(ident), src, folders)
                 if isinstance(found, ReadError):
                     yield found
                 else:

@@ -458,3 +458,18 @@ def sort_read(items: Iterable[Any]) -> tuple[list, list, list[str], dict]:
         elif isinstance(item, Cursor):
             state = item.state
     return docs, errors, seen, state
+
+
+GARDEN_NOTE = "# Garden\n\nThe spare key for the garden shed hangs behind the kitchen door.\n"
+GERMAN_NOTE = "# Versicherung\n\nDie Krankenversichertennummer steht auf der Rückseite der Karte.\n"
+
+
+def built_notes(home: Home, folder: Path, files: dict[str, str | bytes], name: str = "notes") -> Path:
+    """A files source of ``files`` in ``folder``, added and built in this process; the folder of
+    its published version."""
+    from ragbag.index import published
+
+    cli("add", "files", name, str(write(folder, files)))
+    build_in_process(home, name)
+    base = home.index_dir("files", name)
+    return base / str(published.current_version(base, name))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import build_in_process, cli, write
+from conftest import GARDEN_NOTE, GERMAN_NOTE, build_in_process, built_notes, cli, write
 
 from ragbag.index import published
 from ragbag.models import aligned
@@ -64,18 +64,11 @@ def test_each_text_is_encoded_once_and_a_refresh_encodes_one(home, tmp_path, mon
     encoded: list[str] = []
     real = aligned.encode
     monkeypatch.setattr(aligned, "encode", lambda texts: encoded.extend(texts) or real(texts))
-    notes = write(
-        tmp_path / "notes",
-        {
-            "garden.md": "# Garden\n\nThe spare key for the garden shed hangs behind the kitchen door.\n",
-            "twin.md": "# Garden\n\nThe spare key for the garden shed hangs behind the kitchen door.\n",
-            "versicherung.md": "# Versicherung\n\nDie Krankenversichertennummer steht auf der Rückseite der Karte.\n",
-        },
+    notes = tmp_path / "notes"
+    version = built_notes(
+        home, notes, {"garden.md": GARDEN_NOTE, "twin.md": GARDEN_NOTE, "versicherung.md": GERMAN_NOTE}
     )
-    cli("add", "files", "notes", str(notes))
-    build_in_process(home, "notes")
-    base = home.index_dir("files", "notes")
-    version = base / published.current_version(base, "notes")
+    base = version.parent
     rows = published.read_rows(version, ["content_hash", "index_text"])
     vectors = published.read_aligned(version, rows.num_rows, "notes")
     assert vectors is not None and vectors.dtype == np.float16 and len(vectors) == rows.num_rows

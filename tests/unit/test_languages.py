@@ -7,7 +7,7 @@ import json
 from types import SimpleNamespace
 
 import numpy as np
-from conftest import build_in_process, cli, write
+from conftest import GARDEN_NOTE, GERMAN_NOTE, build_in_process, built_notes
 
 from ragbag.index import published
 from ragbag.pipeline import row_languages
@@ -111,18 +111,10 @@ def test_each_text_is_told_once_and_the_sums_are_the_vectors(home, tmp_path, mon
     told: list[str] = []
     real = row_languages.identify
     monkeypatch.setattr(row_languages, "identify", lambda text: told.append(text) or real(text))
-    notes = write(
-        tmp_path / "notes",
-        {
-            "garden.md": "# Garden\n\nThe spare key for the garden shed hangs behind the kitchen door.\n",
-            "versicherung.md": "# Versicherung\n\nDie Krankenversichertennummer steht auf der Rückseite der Karte.\n",
-        },
-    )
-    cli("add", "files", "notes", str(notes))
-    build_in_process(home, "notes")
+    notes = tmp_path / "notes"
+    version = built_notes(home, notes, {"garden.md": GARDEN_NOTE, "versicherung.md": GERMAN_NOTE})
+    base = version.parent
     first = len(told)
-    base = home.index_dir("files", "notes")
-    version = base / published.current_version(base, "notes")
     body = json.loads((version / published.LANGUAGES).read_text())
     rows = published.read_rows(version, ["index_text"]).column("index_text").to_pylist()
     vectors = published.read_vectors(version)
