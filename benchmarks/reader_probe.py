@@ -45,7 +45,7 @@ from ragbag.answer import ask, sentence_rank
 from ragbag.apps.eval import homes as eval_homes
 from ragbag.core.home import Home
 from ragbag.models import e5_torch
-from ragbag.models.e5_format import E5File, Tokenizer, model_path
+from ragbag.models.e5_format import E5File, model_path
 
 BENCH = Path(__file__).resolve().parent
 WORK = BENCH / ".work" / "reader"
@@ -56,6 +56,18 @@ TOP = 20  # candidates the reader scores: the shipped ranker's top 20 hold 156 o
 WEIGHTS = [0.0, 0.02, 0.05, 0.1, 0.2, 0.4]
 
 
+class _Adapted(e5_torch.Encoder):
+    """The project's e5 forward pass with a low-rank update beside each matrix, in float32."""
+
+    def __init__(self, model: E5File, tensors: dict[str, torch.Tensor], lora: nn.ParameterDict) -> None:
+        super().__init__(model, tensors)
+        self.lora = lora
+
+    def _linear(self, x: torch.Tensor, layer: int, name: str) -> torch.Tensor:
+        low = F.linear(F.linear(x, self.lora[f"l{layer}_{name}_a"]), self.lora[f"l{layer}_{name}_b"])
+        return F.linear(x, self.t[f"l{layer}.{name}.w"], self.t[f"l{layer}.{name}.b"]) + low * (ALPHA / RANK)
+
+
 class Reader(nn.Module):
     """e5-small's layers, frozen, plus LoRA on each matrix, trainable layer norms and a head."""
 
@@ -63,20 +75,23 @@ class Reader(nn.Module):
         super().__init__()
         model = E5File(model_path())
         t = e5_torch.convert(model)
-        self.h = h = model.header
-        self.tok = Tokenizer(model)
-        self.register_buffer("qs", t.pop("emb.word.qs"))
-        self.register_buffer("d", t.pop("emb.word.d"))
-        self.p = nn.ParameterDict({k.replace(".", "_"): nn.Parameter(v, requires_grad=False) for k, v in t.items()})
+        self.register_buffer("qs", t["emb.word.qs"])
+        self.register_buffer("d", t["emb.word.d"])
+        self.p = nn.ParameterDict(
+            {k.replace(".", "_"): nn.Parameter(v, requires_grad=False) for k, v in t.items() if "word" not in k}
+        )
         self.lora = nn.ParameterDict()
-        for i in range(h.layers):
+        for i in range(model.header.layers):
             for name in ("qkv", "ao", "fi", "fo"):
                 out_f, in_f = t[f"l{i}.{name}.w"].shape
                 self.lora[f"l{i}_{name}_a"] = nn.Parameter(torch.randn(RANK, in_f) / math.sqrt(in_f))
                 self.lora[f"l{i}_{name}_b"] = nn.Parameter(torch.zeros(out_f, RANK))
             for name in ("aln_w", "aln_b", "oln_w", "oln_b"):
                 self.p[f"l{i}_{name}"].requires_grad_(True)
-        self.head = nn.Linear(h.hidden, 1)
+        shared = {k: self.p[k.replace(".", "_")] for k in t if "word" not in k}
+        self.encoder = _Adapted(model, {**shared, "emb.word.qs": self.qs, "emb.word.d": self.d}, self.lora)
+        self.tok = self.encoder.tokenizer
+        self.head = nn.Linear(model.header.hidden, 1)
         nn.init.zeros_(self.head.weight)
         nn.init.zeros_(self.head.bias)
 
@@ -86,31 +101,12 @@ class Reader(nn.Module):
         return [self.tok.bos, *a, self.tok.eos, self.tok.eos, *b, self.tok.eos]
 
     def forward(self, seqs: list[list[int]]) -> torch.Tensor:
-        h, p = self.h, self.p
-        b, n = len(seqs), max(len(s) for s in seqs)
-        ids = torch.zeros((b, n), dtype=torch.long)
-        mask = torch.zeros((b, n), dtype=torch.bool)
+        ids = torch.zeros((len(seqs), max(len(s) for s in seqs)), dtype=torch.long)
+        mask = torch.zeros(ids.shape, dtype=torch.bool)
         for r, s in enumerate(seqs):
             ids[r, : len(s)] = torch.tensor(s)
             mask[r, : len(s)] = True
-        qs = self.qs[ids]
-        words = (torch.cat([qs & 0x0F, qs >> 4], dim=-1).float() - 8) * self.d[ids].float()[..., None]
-        x = words.flatten(-2) + p["emb_pos"][:n] + p["emb_type"][0]
-        x = F.layer_norm(x, (h.hidden,), p["emb_ln_w"], p["emb_ln_b"], h.eps)
-        attend, hd = mask[:, None, None, :], h.hidden // h.heads
-        for i in range(h.layers):
-            q, k, v = self._lin(x, i, "qkv").view(b, n, 3, h.heads, hd).permute(2, 0, 3, 1, 4)
-            ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=attend).transpose(1, 2).reshape(b, n, h.hidden)
-            x = F.layer_norm(x + self._lin(ctx, i, "ao"), (h.hidden,), p[f"l{i}_aln_w"], p[f"l{i}_aln_b"], h.eps)
-            mid = F.gelu(self._lin(x, i, "fi"))
-            x = F.layer_norm(x + self._lin(mid, i, "fo"), (h.hidden,), p[f"l{i}_oln_w"], p[f"l{i}_oln_b"], h.eps)
-        keep = mask[..., None].to(x.dtype)
-        return self.head(((x * keep).sum(1) / keep.sum(1)).float()).squeeze(-1)
-
-    def _lin(self, z: torch.Tensor, i: int, name: str) -> torch.Tensor:
-        y = F.linear(z, self.p[f"l{i}_{name}_w"], self.p[f"l{i}_{name}_b"])
-        low = F.linear(F.linear(z, self.lora[f"l{i}_{name}_a"]), self.lora[f"l{i}_{name}_b"])
-        return y + low * (ALPHA / RANK)
+        return self.head(self.encoder.forward(ids, mask).float()).squeeze(-1)
 
     def scores(self, question: str, sentences: list[str]) -> np.ndarray:
         with torch.no_grad():
