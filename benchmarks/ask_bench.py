@@ -42,6 +42,18 @@ def _norm(text: str) -> str:
     return "".join(text.casefold().split())
 
 
+def holds(text: str, facts: list[str]) -> bool:
+    """Whether ``text`` contains one of the facts, case and spaces ignored (chips left out)."""
+    return any(_norm(f) in _norm(_CHIP.sub("", text)) for f in facts)
+
+
+def built_home(persona: str) -> tuple[Home, dict]:
+    """The persona's home, generated and built once with the default model (a rerun embeds nothing)."""
+    data = ragbag_evalsets.generate(NAMES[persona], BENCH / ".work" / f"ask-{persona}-set")
+    home = Home(BENCH / ".work" / f"ask-{persona}").ensure()
+    return home, eval_homes.build(eval_homes.load(data), home)
+
+
 def sentences(answer: str) -> list[str]:
     """The answer's sentences as shown, chips kept (they follow the sentence they cite). The
     extractive answer is a line saying so, then one quoted sentence per "- " item; an LLM's
@@ -52,7 +64,7 @@ def sentences(answer: str) -> list[str]:
 
 def judge(answer: str, facts: list[str]) -> dict[str, bool | float]:
     said = sentences(answer)
-    hold = [any(_norm(f) in _norm(_CHIP.sub("", s)) for f in facts) for s in said]
+    hold = [holds(s, facts) for s in said]
     return {
         "at1": bool(hold and hold[0]),
         "any": any(hold),
@@ -69,9 +81,7 @@ def main() -> None:
     provider = llm.get("extractive")
     out: dict[str, list[dict]] = {}
     for persona in args.personas:
-        data = ragbag_evalsets.generate(NAMES[persona], BENCH / ".work" / f"ask-{persona}-set")
-        home = Home(BENCH / ".work" / f"ask-{persona}").ensure()
-        built = eval_homes.build(eval_homes.load(data), home)
+        home, built = built_home(persona)
         print(f"persona {persona}: {built}")
         rows = []
         for item in (i for i in items if i["persona"] == persona):
