@@ -53,7 +53,7 @@ for path in sys.argv[1:]:
     p = Path(path)
     t = time.perf_counter()
     meta = {}
-    document_text(p.read_bytes(), p.name, p.suffix.lower().lstrip("."), meta, Cache(None))
+    document_text(p.read_bytes(), p.name, p.suffix.lower().lstrip("."), meta, Cache(None), None)
     out.append({"file": p.name, "s": round(time.perf_counter() - t, 3), "pages": len(meta.get("ocr_pages", [1]))})
 print(json.dumps({"pages": out, "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))
 """

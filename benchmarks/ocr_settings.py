@@ -115,7 +115,7 @@ def read_all(pages: list[tuple[str, bytes, str]]) -> dict[str, Any]:
     cpu = time.process_time()
     for rel, data, truth in pages:
         if rel.lower().endswith(".pdf"):
-            text = document_text(data, Path(rel).name, "pdf", {}, ocr.Cache(None))[1]
+            text = document_text(data, Path(rel).name, "pdf", {}, ocr.Cache(None), None)[1]
         else:
             text = ocr.recognise(ocr.open_image(data)).text
         f, w, g = recall(truth, text)

@@ -32,13 +32,14 @@ DEFAULT_MAX_ATTACHMENT_MB = 25
 
 @dataclass
 class Inside:
-    """One read's settings for what lies inside records, and its OCR cache (None: no OCR)."""
+    """One read's settings for what lies inside records, and its recognition cache: ``ocr`` for
+    pictures, ``speech`` the same one for recordings (None: not read)."""
 
     attachments: bool
     ocr: Cache | None
+    speech: Cache | None
     max_attachments: int
     max_bytes: int
-    speech: Cache | None = None  # the same cache as ``ocr``'s, for recordings; None: not transcribed
 
     @property
     def signature(self) -> list[Any]:

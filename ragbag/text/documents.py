@@ -82,7 +82,7 @@ def extension_for(name: str, mime: str) -> str:
 
 
 def document_text(
-    data: bytes, name: str, ext: str, meta: dict[str, Any], ocr: Cache | None, speech: Cache | None = None
+    data: bytes, name: str, ext: str, meta: dict[str, Any], ocr: Cache | None, speech: Cache | None
 ) -> tuple[str, str]:
     """(title, text) of a file in format ``ext``; an empty title means "use the file name".
     ``meta`` gains the format's facts (``format``, ``pages``, ``encoding``, photo facts, OCR

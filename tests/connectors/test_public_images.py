@@ -151,7 +151,7 @@ def scanned_pdf() -> Callable[[str], tuple[str, str, dict]]:
     def read(rel: str) -> tuple[str, str, dict]:
         if rel not in held:
             meta: dict = {}
-            title, text = document_text((IMAGES / rel).read_bytes(), Path(rel).name, "pdf", meta, Cache(None))
+            title, text = document_text((IMAGES / rel).read_bytes(), Path(rel).name, "pdf", meta, Cache(None), None)
             held[rel] = (title, text, meta)
         return held[rel]
 
@@ -220,7 +220,7 @@ def test_the_fuzzed_file_is_no_picture_and_says_so():
     ).read_bytes()
     assert photo_facts(data) == {}
     with pytest.raises(Unreadable, match="not a readable image"):
-        document_text(data, "crash.tif", "tif", {}, Cache(None))
+        document_text(data, "crash.tif", "tif", {}, Cache(None), None)
 
 
 # OCR
@@ -274,7 +274,7 @@ def test_limit_an_upside_down_crop_yields_nothing(recognised):
     assert recognised(TEXT_CLS).lines == []
     data = (IMAGES / TEXT_CLS).read_bytes()
     with pytest.raises(Unreadable, match="no text recognised"):
-        document_text(data, Path(TEXT_CLS).name, "jpg", {}, recognised.cache)
+        document_text(data, Path(TEXT_CLS).name, "jpg", {}, recognised.cache, None)
 
 
 @pytest.mark.parametrize(("rel", "share"), [(UNLV[0], 0.95), (UNLV[1], 0.8)])
@@ -421,7 +421,7 @@ def test_a_picture_or_scan_whose_bytes_changed_but_not_its_pixels_is_not_recogni
 
     scan = (IMAGES / FRANCAIS).read_bytes()
     for data in (scan, scan + b"\n% saved again\n"):
-        document_text(data, "scan.pdf", "pdf", {}, cache)
+        document_text(data, "scan.pdf", "pdf", {}, cache, None)
     assert (cache.hits, cache.misses) == (2, 2)
 
     turned = io.BytesIO()
@@ -494,7 +494,7 @@ if __name__ == "__main__":  # the README's Figures: word recall per image, measu
     print("| file | words | recall |\n|---|---:|---:|")
     for rel in OCR_IMAGES + PDFS:
         if rel in PDFS:
-            text = document_text((IMAGES / rel).read_bytes(), Path(rel).name, "pdf", {}, Cache(None))[1]
+            text = document_text((IMAGES / rel).read_bytes(), Path(rel).name, "pdf", {}, Cache(None), None)[1]
         else:
             data = (IMAGES / rel).read_bytes()
             text = ocr.recognise(open_image(data)).text
